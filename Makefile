@@ -1,0 +1,169 @@
+# Makefile - build, boot and test the kernel.
+#
+#   make run            boot the ISO in QEMU, serial console on this terminal
+#   make test           host unit tests + boot tests (SMP=1 and 4, 128M and 2G)
+#   make boottest       boot once:  SMP=n MEM=size CMDLINE="..." QEMU_OPTS="..."
+#   make iso            build/<compiler>/kernel.iso
+#   make debug          QEMU halted with a gdb stub, and a gdb script
+#   make host-tests     only the host (ASan + UBSan) unit tests
+#
+# CC=clang builds everything with clang instead of gcc (objects go to
+# build/clang/, so the two never mix).  EXTRA_TESTS="a.c b.c" compiles
+# extra self-test files into the kernel.  QEMU_ACCEL=kvm opts into KVM.
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+COMPILER := $(if $(findstring clang,$(CC)),clang,gcc)
+LD       ?= ld
+NASM     ?= nasm
+PYTHON   ?= python3
+BUILD    ?= build
+OBJ      := $(BUILD)/$(COMPILER)
+HOSTOBJ  := $(OBJ)/host
+
+SMP        ?= 1
+MEM        ?= 128M
+QEMU_ACCEL ?= tcg
+QEMU_OPTS  ?=
+CMDLINE    ?=
+EXTRA_TESTS ?=
+BOOT_TIMEOUT ?= 120
+
+# ---- kernel flags ----
+WARN   := -Wall -Wextra -Werror
+KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
+	-mno-red-zone -mgeneral-regs-only -mcmodel=kernel -fno-stack-protector \
+	-nostdlib -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-strict-aliasing -Iinclude -I. -MMD -MP
+ifeq ($(COMPILER),clang)
+KCFLAGS += --target=x86_64-unknown-none-elf
+endif
+KLDFLAGS := -n -nostdlib -no-pie -z max-page-size=0x1000 -z noexecstack \
+	--no-warn-rwx-segments -T linker.ld
+NASMFLAGS := -f elf64 -g -F dwarf -w+all -w+error
+
+KSRCS_C   := $(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c)
+KSRCS_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
+KOBJS := $(patsubst %.c,$(OBJ)/%.o,$(KSRCS_C)) \
+	 $(patsubst %.asm,$(OBJ)/%.o,$(KSRCS_ASM))
+XOBJS := $(patsubst %.c,$(OBJ)/extra/%.o,$(EXTRA_TESTS))
+
+KERNEL := $(OBJ)/kernel.elf
+ISO    := $(OBJ)/kernel.iso
+
+.PHONY: all kernel iso run test boottest debug host-tests clean deps \
+	test-gcc-clang FORCE
+all: kernel
+
+deps:
+	@CC="$(CC)" scripts/ensure-deps.sh
+
+kernel: $(KERNEL)
+iso: $(ISO)
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+$(OBJ)/extra/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+# The generated symbol tables live in the build directory.
+$(OBJ)/kallsyms%.o: $(OBJ)/kallsyms%.c
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: %.asm
+	@mkdir -p $(dir $@)
+	$(NASM) $(NASMFLAGS) $< -o $@
+
+# The list of extra tests is part of what the kernel is: relink when it
+# changes (the stamp is rewritten only when the list differs).
+$(OBJ)/extra-tests.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(EXTRA_TESTS)" | cmp -s - $@ || echo "$(EXTRA_TESTS)" > $@
+
+# Two links: the first finds where every function is, the second embeds
+# that table (see kernel/kallsyms.c and linker.ld).
+$(OBJ)/kallsyms-empty.c: scripts/gen-kallsyms.sh
+	@mkdir -p $(dir $@)
+	scripts/gen-kallsyms.sh - $@
+
+$(OBJ)/kernel.pass1.elf: $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o linker.ld $(OBJ)/extra-tests.list
+	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o
+
+$(OBJ)/kallsyms.c: $(OBJ)/kernel.pass1.elf scripts/gen-kallsyms.sh
+	scripts/gen-kallsyms.sh $< $@
+
+$(KERNEL): $(OBJ)/kernel.pass1.elf $(OBJ)/kallsyms.o
+	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms.o
+	@scripts/check-kallsyms.sh $(OBJ)/kernel.pass1.elf $@
+
+$(ISO): $(KERNEL) scripts/mkiso.sh
+	scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
+
+# ---- host unit tests: mm/ and library code under ASan + UBSan ----
+HOSTCC ?= $(CC)
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
+HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST $(SANITIZE) \
+	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
+HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
+HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
+HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c
+
+HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
+HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
+
+$(HOSTOBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
+
+# The library tests exercise the kernel's own vsnprintf under a different
+# name, so the C library's printf (used by the host printk) stays intact.
+$(HOSTOBJ)/lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -Dvsnprintf=kernel_vsnprintf \
+		-Dsnprintf=kernel_snprintf -c $< -o $@
+
+$(HOST_MM_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_MM_SRCS))
+	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
+$(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
+		   $(patsubst %.c,$(HOSTOBJ)/lib/%.o,$(HOST_LIB_SRCS))
+	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
+	$(PYTHON) tests/harness/run_tests.py --host-only \
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS)
+
+# ---- booting ----
+QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
+
+run: deps $(KERNEL)
+	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
+		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" --interactive
+
+boottest: deps $(KERNEL)
+	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
+		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" \
+		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD)
+
+debug: deps $(KERNEL)
+	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
+		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" --debug
+
+# Everything: host tests, then the kernel booted in each configuration,
+# then the harness checks that broken tests really fail.
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
+	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
+		EXTRA_TESTS=tests/harness/broken_tests.c kernel
+	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
+		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

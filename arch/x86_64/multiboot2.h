@@ -1,0 +1,68 @@
+/*
+ * multiboot2.h - what GRUB told us, copied out of its information block.
+ *
+ * The tag numbers and layouts are those of the Multiboot2 specification,
+ * section 3.6 ("Boot information format").
+ */
+#ifndef ARCH_X86_64_MULTIBOOT2_H
+#define ARCH_X86_64_MULTIBOOT2_H
+
+#include <types.h>
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
+
+#define MB2_TAG_END       0
+#define MB2_TAG_CMDLINE   1
+#define MB2_TAG_LOADER    2
+#define MB2_TAG_MODULE    3
+#define MB2_TAG_MMAP      6
+#define MB2_TAG_ACPI_OLD  14
+#define MB2_TAG_ACPI_NEW  15
+
+/* Memory map entry types (spec 3.6.8), the same as the BIOS E820 types. */
+#define MB2_MEMORY_AVAILABLE        1
+#define MB2_MEMORY_RESERVED         2
+#define MB2_MEMORY_ACPI_RECLAIMABLE 3
+#define MB2_MEMORY_NVS              4
+#define MB2_MEMORY_BADRAM           5
+
+#define BOOT_MMAP_MAX    128
+#define BOOT_MODULES_MAX 8
+#define BOOT_RSDP_MAX    36   /* an ACPI 2.0 RSDP is 36 bytes */
+
+struct boot_mmap_entry {
+	u64 base;
+	u64 length;
+	u32 type;
+};
+
+struct boot_module {
+	u64 start, end;
+};
+
+struct boot_info {
+	phys_addr_t info_phys;        /* the information block itself */
+	u32 info_size;
+	const char *cmdline;
+	const char *loader_name;
+	struct boot_mmap_entry mmap[BOOT_MMAP_MAX];
+	unsigned int nr_mmap;
+	unsigned int mmap_dropped;    /* entries beyond BOOT_MMAP_MAX */
+	struct boot_module modules[BOOT_MODULES_MAX];
+	unsigned int nr_modules;
+	u8 rsdp[BOOT_RSDP_MAX];       /* copy of the ACPI RSDP, if given */
+	unsigned int rsdp_len;        /* 0: GRUB gave none */
+	bool rsdp_is_v2;
+};
+
+extern struct boot_info boot_info;
+
+/*
+ * Parse the block at `info` (identity- or direct-mapped, as the caller
+ * says by passing a usable pointer).  Returns false with a message when the
+ * magic or the block is bad.
+ */
+bool multiboot2_parse(u32 magic, const void *info, phys_addr_t info_phys);
+const char *mb2_memory_type_name(u32 type);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * paging.c - the page tables the kernel runs on after boot.
+ *
+ * entry.asm left a temporary map (4 GiB identity + the image at KERNEL_VMA,
+ * all writable and executable).  paging_init() replaces it with:
+ *
+ *   DIRECT_MAP_BASE + p -> p   for every physical range the memory map
+ *                              reports, rounded out to 2 MiB, with 1 GiB
+ *                              pages where the CPU has them (CPUID
+ *                              0x80000001 EDX.Page1GB) and the range covers
+ *                              a whole aligned gigabyte; read-write, NX.
+ *   KERNEL_VMA + p -> p        the kernel image in 4 KiB pages so that each
+ *                              section gets its own rights:
+ *                              text R+X, rodata R+NX, data/bss RW+NX.
+ *   IOREMAP_BASE ...           MMIO (the local and I/O APIC), uncached.
+ *
+ * Nothing maps virtual address 0, so a NULL dereference faults.  CR0.WP
+ * (set in entry.asm) makes read-only pages read-only for the kernel too, and
+ * EFER.NXE makes the NX bit count (only set when the CPU has NX: on a CPU
+ * without it the bit is reserved and would fault).
+ *
+ * Page-table pages come from a static pool in .bss: the memory allocator
+ * does not exist yet when this runs.  The pool covers a direct map of
+ * 64 GiB even with 2 MiB pages; beyond that the boot stops with a message.
+ */
+#include <kernel.h>
+#include <memlayout.h>
+#include <printk.h>
+#include <string.h>
+#include "paging.h"
+#include "cpu.h"
+
+#define PT_ENTRIES     512
+#define PT_POOL_PAGES  96
+#define IOREMAP_BASE   0xffffc90000000000ul
+#define IOREMAP_SIZE   (64ul << 20)
+
+#define PML4_INDEX(va) (((va) >> 39) & 0x1ff)
+#define PDPT_INDEX(va) (((va) >> 30) & 0x1ff)
+#define PD_INDEX(va)   (((va) >> 21) & 0x1ff)
+#define PT_INDEX(va)   (((va) >> 12) & 0x1ff)
+
+typedef u64 pte_t;
+
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __data_end[], __kallsyms_start[],
+	__kallsyms_end[], __bss_start[], __bss_end[], __kernel_end[];
+
+static pte_t pt_pool[PT_POOL_PAGES][PT_ENTRIES] __aligned(PAGE_SIZE);
+static unsigned int pt_pool_used;
+static pte_t *kernel_pml4;
+static unsigned long ioremap_next = IOREMAP_BASE;
+
+bool cpu_has_nx, cpu_has_1g_pages;
+u64 direct_map_bytes;
+
+static pte_t *alloc_table(void)
+{
+	if (pt_pool_used == PT_POOL_PAGES)
+		panic("paging: out of page-table pages (pool of %u): too much memory to map at boot",
+		      PT_POOL_PAGES);
+	return pt_pool[pt_pool_used++];
+}
+
+/* Page tables live in the kernel image; the CPU wants physical addresses. */
+static u64 table_phys(const pte_t *t)
+{
+	return virt_to_phys(t);
+}
+
+static pte_t *table_virt(pte_t e)
+{
+	u64 phys = e & PTE_ADDR_MASK;
+
+	/* Our tables are all in the image (the pool), below 1 GiB. */
+	return (pte_t *)(phys + KERNEL_VMA);
+}
+
+static u64 nx(void)
+{
+	return cpu_has_nx ? PTE_NX : 0;
+}
+
+/* The next-level table under entry `e`, created if absent. */
+static pte_t *walk_or_create(pte_t *table, unsigned int index)
+{
+	if (!(table[index] & PTE_PRESENT)) {
+		pte_t *t = alloc_table();
+
+		table[index] = table_phys(t) | PTE_PRESENT | PTE_WRITE;
+	}
+	BUG_ON(table[index] & PTE_HUGE);
+	return table_virt(table[index]);
+}
+
+static void map_page_4k(unsigned long va, u64 phys, u64 flags)
+{
+	pte_t *pdpt = walk_or_create(kernel_pml4, PML4_INDEX(va));
+	pte_t *pd = walk_or_create(pdpt, PDPT_INDEX(va));
+	pte_t *pt = walk_or_create(pd, PD_INDEX(va));
+
+	pt[PT_INDEX(va)] = phys | flags | PTE_PRESENT;
+}
+
+static void map_direct_range(u64 start, u64 end)
+{
+	u64 p = ALIGN_DOWN(start, PAGE_2M);
+	u64 flags = PTE_PRESENT | PTE_WRITE | PTE_GLOBAL | nx();
+
+	end = ALIGN_UP(end, PAGE_2M);
+	while (p < end) {
+		unsigned long va = DIRECT_MAP_BASE + p;
+		pte_t *pdpt = walk_or_create(kernel_pml4, PML4_INDEX(va));
+
+		if (cpu_has_1g_pages && IS_ALIGNED(p, PAGE_1G) &&
+		    p + PAGE_1G <= end) {
+			if (!(pdpt[PDPT_INDEX(va)] & PTE_PRESENT))
+				pdpt[PDPT_INDEX(va)] = p | flags | PTE_HUGE;
+			p += PAGE_1G;
+			continue;
+		}
+		if (pdpt[PDPT_INDEX(va)] & PTE_HUGE) {
+			/* Already covered by a 1 GiB page. */
+			p += PAGE_2M;
+			continue;
+		}
+		{
+			pte_t *pd = walk_or_create(pdpt, PDPT_INDEX(va));
+
+			pd[PD_INDEX(va)] = p | flags | PTE_HUGE;
+		}
+		p += PAGE_2M;
+	}
+}
+
+static void map_kernel_section(char *start, char *end, u64 flags)
+{
+	unsigned long va;
+
+	for (va = (unsigned long)start; va < (unsigned long)end; va += PAGE_SIZE)
+		map_page_4k(va, va - KERNEL_VMA, flags | PTE_GLOBAL);
+}
+
+static void detect_features(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(CPUID_EXT_FEATURES & 0x80000000, 0, &a, &b, &c, &d);
+	if (a < CPUID_EXT_FEATURES)
+		return;
+	cpuid(CPUID_EXT_FEATURES, 0, &a, &b, &c, &d);
+	cpu_has_nx = d & CPUID_EXT_EDX_NX;
+	cpu_has_1g_pages = d & CPUID_EXT_EDX_PDPE1GB;
+}
+
+void paging_init(const struct phys_range *ranges, unsigned int nr)
+{
+	unsigned int i;
+
+	detect_features();
+	kernel_pml4 = alloc_table();
+	memset(kernel_pml4, 0, PAGE_SIZE);
+
+	for (i = 0; i < nr; i++) {
+		map_direct_range(ranges[i].start, ranges[i].end);
+		direct_map_bytes += ranges[i].end - ranges[i].start;
+	}
+
+	map_kernel_section(__text_start, __text_end, 0);
+	map_kernel_section(__rodata_start, __rodata_end, nx());
+	map_kernel_section(__data_start, __data_end, PTE_WRITE | nx());
+	map_kernel_section(__kallsyms_start, __kallsyms_end, nx());
+	map_kernel_section(__bss_start, __bss_end, PTE_WRITE | nx());
+
+	write_cr3(table_phys(kernel_pml4));
+	pr_info("paging: direct map of %lu MiB at %#lx (%s pages), image: text RX, rodata R, data RW%s\n",
+		(unsigned long)(direct_map_bytes >> 20), DIRECT_MAP_BASE,
+		cpu_has_1g_pages ? "1 GiB" : "2 MiB",
+		cpu_has_nx ? ", NX on all but text" : " (no NX on this CPU)");
+}
+
+static pte_t *lookup_pte(unsigned long va, unsigned int *level)
+{
+	pte_t *t = kernel_pml4;
+	pte_t *e;
+
+	e = &t[PML4_INDEX(va)];
+	if (!(*e & PTE_PRESENT))
+		return NULL;
+	t = table_virt(*e);
+	e = &t[PDPT_INDEX(va)];
+	if (!(*e & PTE_PRESENT) || (*e & PTE_HUGE)) {
+		*level = 3;
+		return e;
+	}
+	t = table_virt(*e);
+	e = &t[PD_INDEX(va)];
+	if (!(*e & PTE_PRESENT) || (*e & PTE_HUGE)) {
+		*level = 2;
+		return e;
+	}
+	t = table_virt(*e);
+	*level = 1;
+	return &t[PT_INDEX(va)];
+}
+
+u64 paging_lookup(unsigned long va, unsigned int *level)
+{
+	unsigned int lvl = 0;
+	pte_t *e = lookup_pte(va, &lvl);
+
+	if (level)
+		*level = lvl;
+	return e ? *e : 0;
+}
+
+void paging_unmap_kernel_page(unsigned long va)
+{
+	unsigned int level;
+	pte_t *e = lookup_pte(va, &level);
+
+	BUG_ON(!e || level != 1);
+	*e = 0;
+	invlpg(va);
+}
+
+void *ioremap(phys_addr_t phys, size_t size)
+{
+	u64 offset = phys & ~PAGE_MASK;
+	u64 p = phys & PAGE_MASK;
+	unsigned long va = ioremap_next;
+	unsigned long span = ALIGN_UP(offset + size, PAGE_SIZE);
+	unsigned long i;
+
+	if (va + span > IOREMAP_BASE + IOREMAP_SIZE)
+		panic("ioremap: MMIO window full mapping %#lx (+%zu)",
+		      (unsigned long)phys, size);
+	for (i = 0; i < span; i += PAGE_SIZE)
+		map_page_4k(va + i, p + i, PTE_WRITE | PTE_PCD | PTE_PWT | nx());
+	ioremap_next += span;
+	return (void *)(va + offset);
+}
+
+void paging_map_identity_page(phys_addr_t phys)
+{
+	map_page_4k(phys, phys, PTE_WRITE);
+}
+
+void paging_unmap_identity_page(phys_addr_t phys)
+{
+	unsigned int level;
+	pte_t *e = lookup_pte(phys, &level);
+
+	if (e && level == 1) {
+		*e = 0;
+		invlpg(phys);
+	}
+}
+
+u64 paging_kernel_cr3(void)
+{
+	return table_phys(kernel_pml4);
+}

@@ -1,0 +1,145 @@
+/*
+ * traps.c - where every interrupt and exception lands, and the crash report.
+ *
+ * interrupt_dispatch() is called by isr.asm with the saved registers.  The
+ * 32 architectural exceptions are CPU errors in kernel code: there is no
+ * user space to blame, so each is fatal.  The report names the exception,
+ * the error code, CR2 for a page fault (the address that faulted) decoded
+ * into words, every register, and a backtrace with symbol names; then
+ * panic() ends the run with a failure status the test harness recognises.
+ *
+ * Vector 2, the NMI, is not an error: it goes to nmi_entry_handler (nmi.c),
+ * which keeps the per-CPU nesting count behind in_nmi().  Vectors 32..255
+ * go to handlers installed with set_irq_handler(), inside an irq_nesting
+ * count behind in_irq().
+ */
+#include <kernel.h>
+#include <printk.h>
+#include <smp.h>
+#include "interrupts.h"
+#include "cpu.h"
+#include "../../kernel/backtrace.h"
+
+#define PF_PRESENT (1u << 0)
+#define PF_WRITE   (1u << 1)
+#define PF_USER    (1u << 2)
+#define PF_RSVD    (1u << 3)
+#define PF_INSTR   (1u << 4)
+
+/* A fault below this address is a NULL pointer (plus a small offset). */
+#define NULL_PAGE_LIMIT 4096ul
+
+static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
+	[0] = "Divide Error (#DE)",
+	[1] = "Debug (#DB)",
+	[2] = "Non-Maskable Interrupt",
+	[3] = "Breakpoint (#BP)",
+	[4] = "Overflow (#OF)",
+	[5] = "BOUND Range Exceeded (#BR)",
+	[6] = "Invalid Opcode (#UD)",
+	[7] = "Device Not Available (#NM)",
+	[8] = "Double Fault (#DF)",
+	[9] = "Coprocessor Segment Overrun",
+	[10] = "Invalid TSS (#TS)",
+	[11] = "Segment Not Present (#NP)",
+	[12] = "Stack-Segment Fault (#SS)",
+	[13] = "General Protection (#GP)",
+	[14] = "Page Fault (#PF)",
+	[16] = "x87 Floating-Point Error (#MF)",
+	[17] = "Alignment Check (#AC)",
+	[18] = "Machine Check (#MC)",
+	[19] = "SIMD Floating-Point (#XM)",
+	[20] = "Virtualization (#VE)",
+	[21] = "Control Protection (#CP)",
+};
+
+static irq_handler_t irq_handlers[256];
+void (*nmi_entry_handler)(struct pt_regs *regs);
+
+void set_irq_handler(unsigned int vector, irq_handler_t handler)
+{
+	BUG_ON(vector < NR_EXCEPTION_VECTORS || vector > 255);
+	irq_handlers[vector] = handler;
+}
+
+void show_regs(const struct pt_regs *r)
+{
+	char sym[96];
+
+	kallsyms_format(r->rip, sym, sizeof(sym));
+	pr_emerg("RIP: %016lx %s\n", (unsigned long)r->rip, sym);
+	pr_emerg("RSP: %016lx RFLAGS: %08lx CS: %04lx SS: %04lx\n",
+		 (unsigned long)r->rsp, (unsigned long)r->rflags,
+		 (unsigned long)r->cs, (unsigned long)r->ss);
+	pr_emerg("RAX: %016lx RBX: %016lx RCX: %016lx\n",
+		 (unsigned long)r->rax, (unsigned long)r->rbx,
+		 (unsigned long)r->rcx);
+	pr_emerg("RDX: %016lx RSI: %016lx RDI: %016lx\n",
+		 (unsigned long)r->rdx, (unsigned long)r->rsi,
+		 (unsigned long)r->rdi);
+	pr_emerg("RBP: %016lx R8:  %016lx R9:  %016lx\n",
+		 (unsigned long)r->rbp, (unsigned long)r->r8,
+		 (unsigned long)r->r9);
+	pr_emerg("R10: %016lx R11: %016lx R12: %016lx\n",
+		 (unsigned long)r->r10, (unsigned long)r->r11,
+		 (unsigned long)r->r12);
+	pr_emerg("R13: %016lx R14: %016lx R15: %016lx\n",
+		 (unsigned long)r->r13, (unsigned long)r->r14,
+		 (unsigned long)r->r15);
+	pr_emerg("CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(),
+		 read_cr3(), read_cr4());
+}
+
+static void explain_page_fault(const struct pt_regs *regs)
+{
+	u64 err = regs->error_code;
+	unsigned long addr = read_cr2();
+
+	pr_emerg("CR2: %016lx (the address that faulted)\n", addr);
+	pr_emerg("cause: %s %s of a %s page%s\n",
+		 err & PF_USER ? "user" : "kernel",
+		 err & PF_INSTR ? "instruction fetch" :
+		 err & PF_WRITE ? "write" : "read",
+		 err & PF_PRESENT ? "present (protection violation)" :
+				    "not-present",
+		 err & PF_RSVD ? ", reserved bit set in a page table" : "");
+	if (addr < NULL_PAGE_LIMIT)
+		pr_emerg("cause: a NULL pointer dereference\n");
+}
+
+static __noreturn void die(struct pt_regs *regs)
+{
+	unsigned int vec = (unsigned int)regs->vector;
+	const char *name = vec < NR_EXCEPTION_VECTORS && exception_names[vec] ?
+			   exception_names[vec] : "Unexpected interrupt";
+
+	printk_emergency_begin();
+	pr_emerg("EXCEPTION: %s, vector %u, error code %#lx, on cpu%u\n", name,
+		 vec, (unsigned long)regs->error_code, smp_processor_id());
+	if (vec == VEC_PAGE_FAULT)
+		explain_page_fault(regs);
+	show_regs(regs);
+	dump_backtrace(regs->rip, regs->rbp);
+	panic("fatal exception: %s", name);
+}
+
+void interrupt_dispatch(struct pt_regs *regs)
+{
+	unsigned int vec = (unsigned int)regs->vector;
+	struct percpu *pc = this_cpu();
+
+	if (vec == VEC_NMI) {
+		if (nmi_entry_handler) {
+			nmi_entry_handler(regs);
+			return;
+		}
+		die(regs);
+	}
+	if (vec < NR_EXCEPTION_VECTORS)
+		die(regs);
+	if (!irq_handlers[vec])
+		die(regs);
+	pc->irq_nesting++;
+	irq_handlers[vec](regs);
+	pc->irq_nesting--;
+}

@@ -1,0 +1,125 @@
+/*
+ * mm.h - the page allocator's public face: struct page, gfp flags, and
+ * the calls every other layer uses to get and give back page frames.
+ *
+ * struct page: one per physical page frame (the memmap), found with
+ * pfn_to_page()/virt_to_page().  Its fields mean different things to the
+ * layer that owns the frame at the moment; each layer uses only its arm of
+ * the union and says so:
+ *   - free in the buddy (PG_buddy set on the block's head page): `lru`
+ *     links it into its zone's free_area[order], `order` is the block order;
+ *   - on a per-CPU page list: `lru` links it there, `order` as above;
+ *   - a slab (PG_slab on the head page): the slab arm (mm/slab.c).
+ *
+ * The implementation is mm/page_alloc.c (buddy + per-CPU lists) over the
+ * memory that mm/memblock.c hands over at boot.
+ */
+#ifndef MM_H
+#define MM_H
+
+#include <compiler.h>
+#include <list.h>
+#include <memlayout.h>
+
+/* ---- allocation flags ---- */
+typedef unsigned int gfp_t;
+
+#define __GFP_DMA32   (1u << 0)  /* memory below 4 GiB only */
+#define __GFP_ZERO    (1u << 1)  /* return zeroed memory */
+#define __GFP_NOWARN  (1u << 2)  /* no warning when the allocation fails */
+#define __GFP_ATOMIC  (1u << 3)  /* caller cannot wait (IRQs off, IRQ) */
+
+#define GFP_KERNEL    0u
+#define GFP_ATOMIC    (__GFP_ATOMIC)
+#define GFP_NOWAIT    (__GFP_ATOMIC | __GFP_NOWARN)
+#define GFP_DMA32     (__GFP_DMA32)
+
+/* ---- orders ---- */
+#define MAX_ORDER       10           /* largest block: 2^10 pages = 4 MiB */
+#define NR_PAGE_ORDERS  (MAX_ORDER + 1)
+
+/* ---- page flags (struct page.flags) ---- */
+#define PG_reserved  (1ul << 0)  /* never given to the buddy (firmware, image) */
+#define PG_buddy     (1ul << 1)  /* head of a free block in a free_area */
+#define PG_head      (1ul << 2)  /* head of an allocated block of order > 0 */
+#define PG_slab      (1ul << 3)  /* head of a slab (mm/slab.c) */
+#define PG_pcp       (1ul << 4)  /* free, on a per-CPU page list */
+#define PG_large_kmalloc (1ul << 5) /* kmalloc() > largest class, from buddy */
+#define PG_nolock_alloc  (1ul << 6) /* allocated by try_alloc_pages() */
+
+struct kmem_cache;
+
+struct page {
+	unsigned long flags;
+	struct list_head lru;
+	union {
+		/* Buddy and per-CPU lists: order of the block this page heads. */
+		struct {
+			unsigned int order;
+			unsigned int zone_idx;
+		};
+		/* Slab: owned by mm/slab.c while PG_slab is set. */
+		struct {
+			struct kmem_cache *slab_cache;
+			void *freelist;        /* first free object (encoded) */
+			unsigned int inuse;    /* objects handed out */
+			unsigned int objects;  /* objects in this slab */
+		};
+	};
+	unsigned long private_data;   /* owner's scratch word */
+};
+
+/* ---- the memmap ---- */
+extern struct page *mem_map;     /* struct page for pfn == mem_map_base_pfn */
+extern unsigned long mem_map_base_pfn;
+extern unsigned long mem_map_end_pfn; /* one past the last pfn covered */
+
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	return mem_map + (pfn - mem_map_base_pfn);
+}
+
+static inline unsigned long page_to_pfn(const struct page *page)
+{
+	return (unsigned long)(page - mem_map) + mem_map_base_pfn;
+}
+
+static inline void *page_address(const struct page *page)
+{
+	return phys_to_virt((phys_addr_t)page_to_pfn(page) << PAGE_SHIFT);
+}
+
+static inline struct page *virt_to_page(const void *addr)
+{
+	return pfn_to_page(virt_to_phys(addr) >> PAGE_SHIFT);
+}
+
+static inline bool pfn_valid(unsigned long pfn)
+{
+	return pfn >= mem_map_base_pfn && pfn < mem_map_end_pfn;
+}
+
+/* ---- allocation ---- */
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+void __free_pages(struct page *page, unsigned int order);
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+void free_pages(unsigned long addr, unsigned int order);
+#define alloc_page(gfp) alloc_pages(gfp, 0)
+#define __free_page(page) __free_pages(page, 0)
+#define __get_free_page(gfp) __get_free_pages(gfp, 0)
+#define free_page(addr) free_pages(addr, 0)
+
+/* Any context (NMI included): only trylocks, NULL means "not now". */
+struct page *try_alloc_pages(int nid, unsigned int order);
+#define alloc_pages_nolock(nid, order) try_alloc_pages(nid, order)
+void free_pages_nolock(struct page *page, unsigned int order);
+
+/* Per-CPU page lists. */
+void drain_local_pages(void);
+void drain_all_pages(void);
+
+/* Accounting. */
+unsigned long nr_free_pages(void);   /* buddy + pcp + deferred */
+void show_free_areas(void);
+
+#endif /* MM_H */

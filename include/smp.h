@@ -1,0 +1,89 @@
+/*
+ * smp.h - which CPU am I, and in what context am I running?
+ *
+ * Every CPU has a `struct percpu` (kernel/percpu.c) and its GS base points at
+ * it, so smp_processor_id() is one GS-relative load and needs no lock.  The
+ * first field is a pointer to the area itself (the "self pointer"), so
+ * this_cpu() is one load too.
+ *
+ * Per-CPU variables of other subsystems are plain arrays indexed by CPU
+ * number (DEFINE_PER_CPU); this_cpu_ptr() picks this CPU's slot.  There is
+ * no scheduler and no preemption, so code never moves between CPUs and a
+ * pointer to this CPU's slot stays valid for as long as the code runs.
+ *
+ * Contexts: in_nmi() is true inside an NMI handler (nmi_nesting > 0),
+ * in_irq() inside a hardware interrupt handler, in_task() in neither.
+ *
+ * The host build of mm/ shadows this header with a per-thread CPU number
+ * and a per-thread "pretend we are in an NMI" counter.
+ */
+#ifndef SMP_H
+#define SMP_H
+
+#include <compiler.h>
+
+#define NR_CPUS 64
+
+struct tss;
+
+struct percpu {
+	struct percpu *self;        /* must stay first: this_cpu() reads it */
+	unsigned int cpu;           /* dense number, 0 = the boot CPU */
+	u32 apic_id;
+	unsigned int nmi_nesting;   /* > 0 while in an NMI handler */
+	unsigned int irq_nesting;   /* > 0 while in an IRQ handler */
+	bool online;
+	/* Architecture state: descriptor tables and interrupt stacks. */
+	void *arch;
+};
+
+extern struct percpu percpu_areas[NR_CPUS];
+extern unsigned int nr_cpu_ids;  /* CPUs brought up (dense numbers) */
+
+static __always_inline struct percpu *this_cpu(void)
+{
+	struct percpu *p;
+
+	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+static __always_inline unsigned int smp_processor_id(void)
+{
+	unsigned int cpu;
+
+	__asm__ __volatile__("movl %%gs:%c1, %0"
+			     : "=r"(cpu)
+			     : "i"(offsetof(struct percpu, cpu)));
+	return cpu;
+}
+
+static __always_inline bool in_nmi(void)
+{
+	return READ_ONCE(this_cpu()->nmi_nesting) != 0;
+}
+
+static __always_inline bool in_irq(void)
+{
+	return READ_ONCE(this_cpu()->irq_nesting) != 0;
+}
+
+static __always_inline bool in_task(void)
+{
+	return !in_nmi() && !in_irq();
+}
+
+#define DEFINE_PER_CPU(type, name) type name[NR_CPUS]
+#define DECLARE_PER_CPU(type, name) extern type name[NR_CPUS]
+#define per_cpu(name, cpu) ((name)[cpu])
+#define per_cpu_ptr(name, cpu) (&(name)[cpu])
+#define this_cpu_ptr(name) (&(name)[smp_processor_id()])
+
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < NR_CPUS; (c)++)
+#define for_each_online_cpu(c) \
+	for ((c) = 0; (c) < nr_cpu_ids; (c)++)
+
+void percpu_init_boot_cpu(void);
+void percpu_setup(unsigned int cpu, u32 apic_id);
+
+#endif /* SMP_H */

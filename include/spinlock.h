@@ -1,0 +1,76 @@
+/*
+ * spinlock.h - ticket spinlocks that know who holds them.
+ *
+ * A ticket lock hands out numbers (`next`) and serves them in order
+ * (`owner`), so waiting CPUs get the lock first come, first served.  Each
+ * lock also records the CPU that holds it and a name, so:
+ *   - taking a lock this CPU already holds is reported as a deadlock at once,
+ *     naming the lock, instead of spinning forever;
+ *   - lockdep_assert_held() can check a function's locking assumption;
+ *   - spin_lock() refuses to run in NMI context: an NMI that spins on a lock
+ *     held by the code it interrupted never gets it back.  NMI paths may only
+ *     use spin_trylock() and must cope with failure.
+ *
+ * Use the _irqsave forms for any lock that an interrupt handler may also
+ * take, or an interrupt could spin on its own CPU's lock.
+ *
+ * The file is portable C over atomics and the hooks in irqflags.h and smp.h,
+ * so the host tests of mm/ use it as is.
+ */
+#ifndef SPINLOCK_H
+#define SPINLOCK_H
+
+#include <compiler.h>
+#include <irqflags.h>
+#include <smp.h>
+
+#define SPINLOCK_NO_OWNER (-1)
+
+typedef struct spinlock {
+	u32 next;        /* next ticket to hand out */
+	u32 owner;       /* ticket now being served */
+	int owner_cpu;   /* SPINLOCK_NO_OWNER when free */
+	const char *name;
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED(lockname) \
+	{ .next = 0, .owner = 0, .owner_cpu = SPINLOCK_NO_OWNER, \
+	  .name = #lockname }
+#define DEFINE_SPINLOCK(x) spinlock_t x = __SPIN_LOCK_UNLOCKED(x)
+
+void spin_lock_init(spinlock_t *lock, const char *name);
+void spin_lock(spinlock_t *lock);
+bool spin_trylock(spinlock_t *lock);
+void spin_unlock(spinlock_t *lock);
+bool spin_is_locked(const spinlock_t *lock);
+bool spin_is_held_by_me(const spinlock_t *lock);
+
+#define spin_lock_irqsave(lock, flags)                                        \
+	do {                                                                  \
+		(flags) = local_irq_save();                                   \
+		spin_lock(lock);                                              \
+	} while (0)
+
+#define spin_unlock_irqrestore(lock, flags)                                   \
+	do {                                                                  \
+		spin_unlock(lock);                                            \
+		local_irq_restore(flags);                                     \
+	} while (0)
+
+/* Evaluates to true with the lock held and IRQs off, or false with the
+ * interrupt flag as it was. */
+#define spin_trylock_irqsave(lock, flags)                                     \
+	({                                                                    \
+		bool __ok;                                                    \
+		(flags) = local_irq_save();                                   \
+		__ok = spin_trylock(lock);                                    \
+		if (!__ok)                                                    \
+			local_irq_restore(flags);                             \
+		__ok;                                                         \
+	})
+
+void __lockdep_assert_held(const spinlock_t *lock, const char *file,
+			   int line);
+#define lockdep_assert_held(lock) __lockdep_assert_held(lock, __FILE__, __LINE__)
+
+#endif /* SPINLOCK_H */

@@ -1,0 +1,34 @@
+/*
+ * cmdline.h - the kernel command line as key=value options.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include <types.h>
+
+#define CMDLINE_MAX      1024
+#define CMDLINE_MAX_OPTS 32
+
+struct cmdline_opt {
+	const char *key;
+	const char *value;   /* "" for a bare flag such as `nox2apic` */
+};
+
+struct cmdline {
+	char buf[CMDLINE_MAX];
+	struct cmdline_opt opts[CMDLINE_MAX_OPTS];
+	unsigned int nr_opts;
+	unsigned int dropped; /* options beyond CMDLINE_MAX_OPTS */
+};
+
+void cmdline_parse(struct cmdline *cl, const char *text);
+const char *cmdline_get_from(const struct cmdline *cl, const char *key);
+bool cmdline_parse_u64(const char *s, u64 *out);
+
+/* The kernel's own command line (from multiboot2). */
+extern struct cmdline kernel_cmdline;
+const char *cmdline_get(const char *key);
+bool cmdline_has(const char *key);
+u64 cmdline_get_u64(const char *key, u64 fallback);
+
+#endif

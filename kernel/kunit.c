@@ -1,0 +1,365 @@
+/*
+ * kunit.c - runs the registered test suites and prints KTAP version 1.
+ *
+ * Suites are found through the `kunit_test_suites` linker section, which
+ * holds one pointer per kunit_test_suite() line anywhere in the image.  For
+ * each case the runner saves its place with setjmp(); a failed assertion or
+ * kunit_skip() longjmp()s back here, so the rest of the case is abandoned but
+ * the suite's exit() still runs and the next case starts cleanly.
+ *
+ * Output shape (what tests/harness/ktap.py parses):
+ *
+ *   KTAP version 1
+ *   1..2                        one line per suite that will run
+ *       KTAP version 1
+ *       # Subtest: example
+ *       1..2
+ *       ok 1 example_pass
+ *       # example_fail: EXPECTATION FAILED at tests/x.c:12
+ *       # Expected a == b, but a == 1 (0x1), b == 2 (0x2)
+ *       not ok 2 example_fail
+ *   # example: pass:1 fail:1 skip:0 total:2
+ *   not ok 1 example
+ *   ...
+ *   3 passed, 1 failed
+ *
+ * This file is plain C over printk(), so it also builds into the host test
+ * programs of mm/.
+ */
+#include <kunit.h>
+#include <printk.h>
+#include <string.h>
+
+/* Weak: a program with no suites at all still links (both are NULL). */
+extern struct kunit_suite *const __start_kunit_test_suites[]
+	__attribute__((weak));
+extern struct kunit_suite *const __stop_kunit_test_suites[]
+	__attribute__((weak));
+
+struct kunit *kunit_current_test;
+const struct kunit_suite *kunit_current_suite;
+
+#define KTAP_CASE_INDENT "    "
+
+bool kunit_glob_match(const char *pattern, const char *name)
+{
+	/* Classic backtracking glob over '*' only. */
+	const char *star = NULL, *resume = NULL;
+
+	while (*name) {
+		if (*pattern == '*') {
+			star = pattern++;
+			resume = name;
+		} else if (*pattern == *name) {
+			pattern++;
+			name++;
+		} else if (star) {
+			pattern = star + 1;
+			name = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pattern == '*')
+		pattern++;
+	return *pattern == '\0';
+}
+
+/*
+ * Does one comma-separated filter entry select this suite (test_case NULL)
+ * or this case?  An entry "suite.case" selects that suite and, of its cases,
+ * those matching the part after the dot.
+ */
+static bool filter_entry_match(const char *entry, size_t len,
+			       const char *suite, const char *test_case)
+{
+	char buf[128];
+	char *dot;
+
+	if (len == 0 || len >= sizeof(buf))
+		return false;
+	memcpy(buf, entry, len);
+	buf[len] = '\0';
+	dot = strchr(buf, '.');
+	if (!dot)
+		return kunit_glob_match(buf, suite);
+	*dot = '\0';
+	if (!kunit_glob_match(buf, suite))
+		return false;
+	return !test_case || kunit_glob_match(dot + 1, test_case);
+}
+
+bool kunit_filter_match(const char *filter, const char *suite,
+			const char *test_case)
+{
+	const char *p = filter;
+
+	if (!filter || !*filter)
+		return true;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (filter_entry_match(p, len, suite, test_case))
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}
+
+void kunit_info(struct kunit *test, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printk(KTAP_CASE_INDENT "# %s: %s\n", test ? test->name : "?", buf);
+}
+
+static void mark_failed(struct kunit *test)
+{
+	test->status = KUNIT_FAILURE;
+}
+
+void __kunit_fail_abort(struct kunit *test)
+{
+	longjmp(test->abort_point, 1);
+}
+
+static void report_header(struct kunit *test, const char *file, int line,
+			  bool is_assert)
+{
+	mark_failed(test);
+	printk(KTAP_CASE_INDENT "# %s: %s FAILED at %s:%d\n", test->name,
+	       is_assert ? "ASSERTION" : "EXPECTATION", file, line);
+}
+
+void __kunit_binary_fail(struct kunit *test, const char *file, int line,
+			 bool is_assert, const char *op, const char *left_text,
+			 long long left, const char *right_text,
+			 long long right)
+{
+	report_header(test, file, line, is_assert);
+	printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
+	       right_text);
+	printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", left_text, left,
+	       (unsigned long long)left);
+	printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", right_text,
+	       right, (unsigned long long)right);
+}
+
+void __kunit_ptr_fail(struct kunit *test, const char *file, int line,
+		      bool is_assert, const char *op, const char *left_text,
+		      const void *left, const char *right_text,
+		      const void *right)
+{
+	report_header(test, file, line, is_assert);
+	printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
+	       right_text);
+	printk(KTAP_CASE_INDENT "#     %s == %p\n", left_text, left);
+	printk(KTAP_CASE_INDENT "#     %s == %p\n", right_text, right);
+}
+
+void __kunit_bool_fail(struct kunit *test, const char *file, int line,
+		       bool is_assert, const char *expr, bool expected)
+{
+	report_header(test, file, line, is_assert);
+	printk(KTAP_CASE_INDENT "# Expected %s to be %s, but is %s\n", expr,
+	       expected ? "true" : "false", expected ? "false" : "true");
+}
+
+void __kunit_str_fail(struct kunit *test, const char *file, int line,
+		      bool is_assert, const char *left_text, const char *left,
+		      const char *right_text, const char *right)
+{
+	report_header(test, file, line, is_assert);
+	printk(KTAP_CASE_INDENT "# Expected %s == %s, but\n", left_text,
+	       right_text);
+	printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", left_text,
+	       left ? left : "(null)");
+	printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", right_text,
+	       right ? right : "(null)");
+}
+
+void kunit_fail_msg(struct kunit *test, const char *file, int line,
+		    bool is_assert, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	report_header(test, file, line, is_assert);
+	printk(KTAP_CASE_INDENT "# %s\n", buf);
+	if (is_assert)
+		__kunit_fail_abort(test);
+}
+
+static void set_skip_comment(struct kunit *test, const char *fmt, va_list ap)
+{
+	test->status = KUNIT_SKIPPED;
+	vsnprintf(test->status_comment, sizeof(test->status_comment), fmt, ap);
+}
+
+void __kunit_mark_skipped(struct kunit *test, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_skip_comment(test, fmt, ap);
+	va_end(ap);
+}
+
+void __kunit_skip(struct kunit *test, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_skip_comment(test, fmt, ap);
+	va_end(ap);
+	longjmp(test->abort_point, 1);
+}
+
+static unsigned int count_cases(const struct kunit_suite *suite,
+				const char *filter)
+{
+	unsigned int n = 0;
+	const struct kunit_case *c;
+
+	for (c = suite->test_cases; c->run_case; c++)
+		if (kunit_filter_match(filter, suite->name, c->name))
+			n++;
+	return n;
+}
+
+/*
+ * Run one case.  `volatile` keeps the test object's state in memory across
+ * the longjmp(), as the C standard requires for locals changed after setjmp.
+ */
+static struct kunit test; /* one case runs at a time */
+
+static enum kunit_status run_case(const struct kunit_suite *suite,
+				  struct kunit_case *tc)
+{
+	volatile bool init_ok = true;
+
+	memset(&test, 0, sizeof(test));
+	test.name = tc->name;
+	test.status = KUNIT_SUCCESS;
+	kunit_current_test = &test;
+
+	if (setjmp(test.abort_point) == 0) {
+		if (suite->init && suite->init(&test) != 0) {
+			init_ok = false;
+			kunit_info(&test, "suite init() failed");
+			test.status = KUNIT_FAILURE;
+		} else {
+			tc->run_case(&test);
+		}
+	}
+	if (init_ok && suite->exit) {
+		/* exit() may itself assert; give it its own landing place. */
+		if (setjmp(test.abort_point) == 0)
+			suite->exit(&test);
+	}
+	kunit_current_test = NULL;
+	return test.status;
+}
+
+static void print_case_result(unsigned int index, struct kunit_case *tc,
+			      const char *skip_comment)
+{
+	switch (tc->status) {
+	case KUNIT_SUCCESS:
+		printk(KTAP_CASE_INDENT "ok %u %s\n", index, tc->name);
+		break;
+	case KUNIT_SKIPPED:
+		printk(KTAP_CASE_INDENT "ok %u %s # SKIP %s\n", index,
+		       tc->name, skip_comment);
+		break;
+	default:
+		printk(KTAP_CASE_INDENT "not ok %u %s\n", index, tc->name);
+		break;
+	}
+}
+
+static bool run_suite(struct kunit_suite *suite, unsigned int index,
+		      const char *filter, struct kunit_totals *totals)
+{
+	unsigned int n = 0, pass = 0, fail = 0, skip = 0;
+	struct kunit_case *tc;
+	bool suite_ok = true;
+
+	kunit_current_suite = suite;
+	printk(KTAP_CASE_INDENT "KTAP version 1\n");
+	printk(KTAP_CASE_INDENT "# Subtest: %s\n", suite->name);
+	printk(KTAP_CASE_INDENT "1..%u\n", count_cases(suite, filter));
+
+	if (suite->suite_init && suite->suite_init(suite) != 0) {
+		printk(KTAP_CASE_INDENT "# %s: suite_init() failed\n",
+		       suite->name);
+		suite_ok = false;
+	}
+	for (tc = suite->test_cases; tc->run_case; tc++) {
+		if (!kunit_filter_match(filter, suite->name, tc->name))
+			continue;
+		n++;
+		if (!suite_ok) {
+			tc->status = KUNIT_FAILURE;
+			print_case_result(n, tc, "");
+			fail++;
+			continue;
+		}
+		tc->status = run_case(suite, tc);
+		print_case_result(n, tc, test.status_comment);
+		switch (tc->status) {
+		case KUNIT_SUCCESS: pass++; break;
+		case KUNIT_SKIPPED: skip++; break;
+		default: fail++; break;
+		}
+	}
+	if (suite_ok && suite->suite_exit)
+		suite->suite_exit(suite);
+
+	printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
+	       fail, skip, n);
+	printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
+	kunit_current_suite = NULL;
+	totals->passed += pass;
+	totals->failed += fail;
+	totals->skipped += skip;
+	totals->suites_run++;
+	return fail == 0;
+}
+
+void kunit_run_all(const char *filter, struct kunit_totals *totals)
+{
+	struct kunit_suite *const *s;
+	unsigned int nsuites = 0, index = 0;
+
+	memset(totals, 0, sizeof(*totals));
+	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++)
+		if (kunit_filter_match(filter, (*s)->name, NULL) &&
+		    count_cases(*s, filter) > 0)
+			nsuites++;
+
+	printk("KTAP version 1\n");
+	printk("1..%u\n", nsuites);
+	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++) {
+		if (!kunit_filter_match(filter, (*s)->name, NULL) ||
+		    count_cases(*s, filter) == 0)
+			continue;
+		run_suite(*s, ++index, filter, totals);
+	}
+	if (totals->skipped)
+		printk("%u passed, %u failed, %u skipped\n", totals->passed,
+		       totals->failed, totals->skipped);
+	else
+		printk("%u passed, %u failed\n", totals->passed,
+		       totals->failed);
+}

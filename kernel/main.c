@@ -1,0 +1,125 @@
+/*
+ * main.c - kernel_main(): the boot order, one step a line.
+ *
+ * entry.asm calls kernel_main() on the boot CPU, in 64-bit mode, on the
+ * boot stack, with the temporary boot page tables.  Each step below needs
+ * the ones before it; the comment says why it comes where it does.
+ */
+#include <kernel.h>
+#include <kunit.h>
+#include <printk.h>
+#include <prandom.h>
+#include <smp.h>
+#include "cmdline.h"
+#include "serial.h"
+#include "timekeeping.h"
+#include "nmi_printk.h"
+#include "../arch/x86_64/cpu.h"
+#include "../arch/x86_64/desc.h"
+#include "../arch/x86_64/multiboot2.h"
+#include "../arch/x86_64/paging.h"
+#include "../arch/x86_64/qemu.h"
+
+u64 boot_seed;
+
+static void apply_cmdline(void)
+{
+	u64 v;
+
+	cmdline_parse(&kernel_cmdline, boot_info.cmdline);
+	if (cmdline_parse_u64(cmdline_get("loglevel"), &v))
+		console_loglevel = (int)v;
+	if (!cmdline_parse_u64(cmdline_get("seed"), &boot_seed))
+		boot_seed = rdtsc();
+	pr_info("command line: \"%s\"\n", boot_info.cmdline);
+	if (kernel_cmdline.dropped)
+		pr_warn("command line: %u options beyond the first %u ignored\n",
+			kernel_cmdline.dropped, CMDLINE_MAX_OPTS);
+	pr_info("random seed: %lu (replay with seed=%lu)\n",
+		(unsigned long)boot_seed, (unsigned long)boot_seed);
+}
+
+static void show_memory_map(void)
+{
+	unsigned int i;
+
+	pr_info("memory map from %s (%u entries):\n",
+		boot_info.loader_name ? boot_info.loader_name : "the boot loader",
+		boot_info.nr_mmap);
+	for (i = 0; i < boot_info.nr_mmap; i++) {
+		const struct boot_mmap_entry *e = &boot_info.mmap[i];
+
+		pr_info("  [mem %#014lx-%#014lx] %s\n", (unsigned long)e->base,
+			(unsigned long)(e->base + e->length - 1),
+			mb2_memory_type_name(e->type));
+	}
+}
+
+/*
+ * What goes into the direct map: RAM and ACPI ranges anywhere, and every
+ * range below 4 GiB whatever its type (firmware tables such as the MADT
+ * often sit in "reserved" memory there).  Reserved ranges above 4 GiB are
+ * address-space holes (QEMU reports a 12 GiB one at 1 TiB) and stay out.
+ */
+#define FOUR_GIB (4ull << 30)
+
+static bool wants_direct_map(const struct boot_mmap_entry *e)
+{
+	if (e->type == MB2_MEMORY_AVAILABLE ||
+	    e->type == MB2_MEMORY_ACPI_RECLAIMABLE || e->type == MB2_MEMORY_NVS)
+		return true;
+	return e->base + e->length <= FOUR_GIB;
+}
+
+static unsigned int direct_map_ranges(struct phys_range *r, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < boot_info.nr_mmap && n < max; i++) {
+		const struct boot_mmap_entry *e = &boot_info.mmap[i];
+
+		if (!e->length || e->base + e->length < e->base ||
+		    !wants_direct_map(e))
+			continue;
+		r[n].start = e->base;
+		r[n].end = e->base + e->length;
+		n++;
+	}
+	return n;
+}
+
+static void run_self_tests(void)
+{
+	struct kunit_totals totals;
+
+	kunit_run_all(cmdline_get("test"), &totals);
+	printk_flush_nmi();
+	qemu_exit(totals.failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+}
+
+void kernel_main(u32 magic, u32 info_phys)
+{
+	static struct phys_range ranges[BOOT_MMAP_MAX];
+	unsigned int nr;
+
+	percpu_init_boot_cpu();          /* GS base: smp_processor_id() works */
+	serial_init();                   /* printk has somewhere to go */
+	tsc_calibrate();                 /* time stamps in seconds */
+	idt_init();                      /* exceptions are reported ... */
+	cpu_desc_load(0);                /* ... with IST stacks for NMI/#DF/#MC */
+	pr_info("kernel: x86-64 teaching kernel, TSC %lu.%03lu MHz\n",
+		(unsigned long)(tsc_khz / 1000), (unsigned long)(tsc_khz % 1000));
+
+	/* GRUB's block is below 4 GiB, identity-mapped by entry.asm. */
+	if (!multiboot2_parse(magic, (const void *)(uintptr_t)info_phys,
+			      info_phys))
+		panic("no multiboot2 information: cannot find memory");
+	apply_cmdline();
+	show_memory_map();
+
+	nr = direct_map_ranges(ranges, BOOT_MMAP_MAX);
+	paging_init(ranges, nr);         /* final tables: direct map, W^X */
+	desc_unmap_stack_guards();       /* stack overflows now fault */
+
+	run_self_tests();                /* never returns */
+}

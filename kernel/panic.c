@@ -1,0 +1,70 @@
+/*
+ * panic.c - the end of the road: say why, where, and stop.
+ *
+ * The first CPU to panic (or to die in an exception) wins `panic_cpu` and
+ * prints its report without taking the console lock, since the CPU that
+ * holds it may be the one that is stuck.  It stops the other CPUs (with an
+ * NMI, once SMP is up: smp_stop_other_cpus), names the test that was
+ * running, and exits QEMU with the panic status.  A second CPU that arrives
+ * here while the first is reporting halts quietly.
+ */
+#include <kernel.h>
+#include <kunit.h>
+#include <printk.h>
+#include <smp.h>
+#include <irqflags.h>
+#include "backtrace.h"
+#include "nmi_printk.h"
+#include "../arch/x86_64/cpu.h"
+#include "../arch/x86_64/qemu.h"
+
+#define PANIC_CPU_NONE (-1)
+
+static int panic_cpu = PANIC_CPU_NONE;
+unsigned long warn_count;
+
+/* Set by SMP code: stop all other CPUs now (NMI), never wait long. */
+void (*smp_stop_other_cpus_hook)(void);
+
+void printk_emergency_begin(void)
+{
+	int me = (int)smp_processor_id();
+	int expected = PANIC_CPU_NONE;
+
+	local_irq_disable();
+	if (!__atomic_compare_exchange_n(&panic_cpu, &expected, me, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    expected != me)
+		cpu_halt_forever(); /* another CPU is already reporting */
+	if (smp_stop_other_cpus_hook && !printk_emergency)
+		smp_stop_other_cpus_hook();
+	printk_emergency = true;
+	nmi_printk_flush_locked();
+}
+
+void panic(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	printk_emergency_begin();
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pr_emerg("Kernel panic - not syncing: %s\n", buf);
+	if (kunit_current_test)
+		pr_emerg("while running test %s.%s\n",
+			 kunit_current_suite ? kunit_current_suite->name : "?",
+			 kunit_current_test->name);
+	dump_backtrace(_THIS_IP_, (unsigned long)__builtin_frame_address(0));
+	pr_emerg("---[ end Kernel panic - not syncing: %s ]---\n", buf);
+	qemu_exit(QEMU_EXIT_PANIC);
+}
+
+void __warn(const char *file, int line, const char *cond, unsigned long caller)
+{
+	warn_count++;
+	pr_warn("WARNING: %s at %s:%d\n", cond, file, line);
+	(void)caller;
+	dump_backtrace(_THIS_IP_, (unsigned long)__builtin_frame_address(0));
+}

@@ -1,0 +1,31 @@
+/*
+ * percpu.c - every CPU's own area, reached through the GS base.
+ *
+ * Each CPU writes the address of its struct percpu into IA32_GS_BASE once,
+ * before anything else runs on it, and never changes it: there is no user
+ * mode and so no SWAPGS.  From then on smp_processor_id() and in_nmi() are
+ * single GS-relative loads, safe in any context, NMIs included.
+ */
+#include <smp.h>
+#include <string.h>
+#include "../arch/x86_64/cpu.h"
+
+struct percpu percpu_areas[NR_CPUS];
+unsigned int nr_cpu_ids = 1;
+
+void percpu_setup(unsigned int cpu, u32 apic_id)
+{
+	struct percpu *p = &percpu_areas[cpu];
+
+	memset(p, 0, sizeof(*p));
+	p->self = p;
+	p->cpu = cpu;
+	p->apic_id = apic_id;
+	wrmsr(MSR_GS_BASE, (u64)p);
+}
+
+void percpu_init_boot_cpu(void)
+{
+	percpu_setup(0, 0);
+	percpu_areas[0].online = true;
+}

@@ -1,0 +1,114 @@
+/*
+ * printk.c - formatted, time-stamped lines on the serial console.
+ *
+ * Each call formats its message into a buffer on its own stack, then writes
+ * it under console_lock, starting every new line with
+ *
+ *     [   seconds.micros] cpuN:
+ *
+ * The time comes from the TSC (tsc.c calibrates it at boot), so stamps work
+ * from the first line, in any context, without a timer interrupt.
+ *
+ * Lock: console_lock serialises the UART between CPUs; taken with IRQs off.
+ * An NMI must never wait for it (the CPU it interrupted may hold it), so NMI
+ * context goes through nmi_printk (kernel/nmi_printk.c) instead: a per-CPU
+ * buffer flushed later from normal context.  When the kernel is dying,
+ * printk_emergency lets panic() write without the lock: a half-garbled line
+ * is better than a silent hang.
+ */
+#include <printk.h>
+#include <spinlock.h>
+#include <string.h>
+#include "serial.h"
+#include "timekeeping.h"
+#include "nmi_printk.h"
+
+#define PRINTK_LINE_MAX 512
+
+int console_loglevel = LOGLEVEL_DEFAULT;
+bool printk_emergency;
+
+static DEFINE_SPINLOCK(console_lock);
+
+/* Did this CPU's last message end mid-line?  Then the next continues it. */
+static DEFINE_PER_CPU(bool, line_open);
+
+static void write_prefix(char *buf, size_t size)
+{
+	u64 us = tsc_to_us(rdtsc());
+
+	snprintf(buf, size, "[%5lu.%06lu] cpu%u: ", (unsigned long)(us / 1000000),
+		 (unsigned long)(us % 1000000), smp_processor_id());
+}
+
+/* Write `msg` to the UART, prefixing each new line.  Console lock held (or
+ * the kernel is dying). */
+void console_write_locked(const char *msg, size_t len)
+{
+	bool *open = this_cpu_ptr(line_open);
+	char prefix[48];
+
+	while (len) {
+		const char *nl = memchr(msg, '\n', len);
+		size_t chunk = nl ? (size_t)(nl - msg) + 1 : len;
+
+		if (!*open) {
+			write_prefix(prefix, sizeof(prefix));
+			serial_write(prefix, strlen(prefix));
+		}
+		serial_write(msg, chunk);
+		*open = !nl;
+		msg += chunk;
+		len -= chunk;
+	}
+}
+
+int vprintk_level(int level, const char *fmt, va_list ap)
+{
+	char buf[PRINTK_LINE_MAX];
+	unsigned long flags;
+	int n;
+
+	if (level > console_loglevel)
+		return 0;
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+
+	if (in_nmi()) {
+		nmi_printk_store(buf, (size_t)n);
+		return n;
+	}
+	if (printk_emergency) {
+		console_write_locked(buf, (size_t)n);
+		return n;
+	}
+	spin_lock_irqsave(&console_lock, flags);
+	nmi_printk_flush_locked();
+	console_write_locked(buf, (size_t)n);
+	spin_unlock_irqrestore(&console_lock, flags);
+	return n;
+}
+
+int printk_level(int level, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintk_level(level, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* Write out what NMI handlers left in the per-CPU buffers. */
+void printk_flush_nmi(void)
+{
+	unsigned long flags;
+
+	if (in_nmi())
+		return;
+	spin_lock_irqsave(&console_lock, flags);
+	nmi_printk_flush_locked();
+	spin_unlock_irqrestore(&console_lock, flags);
+}

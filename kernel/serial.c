@@ -1,0 +1,65 @@
+/*
+ * serial.c - a polled driver for the 16550 UART at COM1.
+ *
+ * 115200 baud, 8 data bits, no parity, one stop bit, FIFOs on, no
+ * interrupts: printing waits for the transmit holding register to empty
+ * (LSR.THRE) before each byte.  Polling keeps the driver usable from any
+ * context, an exception or an NMI included.  Register offsets and bits are
+ * those of the PC16550D data sheet.  '\n' goes out as "\r\n" so a terminal
+ * shows lines properly.  Callers serialise (printk's console lock); the
+ * panic path writes without it.
+ */
+#include "serial.h"
+#include "../arch/x86_64/cpu.h"
+
+#define COM1_BASE     0x3f8
+#define UART_THR      0   /* transmit holding register (DLAB = 0) */
+#define UART_DLL      0   /* divisor latch, low byte (DLAB = 1) */
+#define UART_IER      1   /* interrupt enable (DLAB = 0) */
+#define UART_DLM      1   /* divisor latch, high byte (DLAB = 1) */
+#define UART_FCR      2   /* FIFO control */
+#define UART_LCR      3   /* line control */
+#define UART_MCR      4   /* modem control */
+#define UART_LSR      5   /* line status */
+
+#define UART_LCR_DLAB 0x80
+#define UART_LCR_8N1  0x03
+#define UART_FCR_ENABLE_CLEAR 0x07   /* enable FIFOs, clear both */
+#define UART_MCR_DTR_RTS_OUT2 0x0b
+#define UART_LSR_THRE 0x20
+
+#define UART_CLOCK_HZ 115200
+#define CONSOLE_BAUD  115200
+
+void serial_init(void)
+{
+	unsigned int divisor = UART_CLOCK_HZ / CONSOLE_BAUD;
+
+	outb(COM1_BASE + UART_IER, 0);
+	outb(COM1_BASE + UART_LCR, UART_LCR_DLAB);
+	outb(COM1_BASE + UART_DLL, divisor & 0xff);
+	outb(COM1_BASE + UART_DLM, divisor >> 8);
+	outb(COM1_BASE + UART_LCR, UART_LCR_8N1);
+	outb(COM1_BASE + UART_FCR, UART_FCR_ENABLE_CLEAR);
+	outb(COM1_BASE + UART_MCR, UART_MCR_DTR_RTS_OUT2);
+}
+
+static void serial_put_raw(char c)
+{
+	while (!(inb(COM1_BASE + UART_LSR) & UART_LSR_THRE))
+		cpu_relax();
+	outb(COM1_BASE + UART_THR, (u8)c);
+}
+
+void serial_putc(char c)
+{
+	if (c == '\n')
+		serial_put_raw('\r');
+	serial_put_raw(c);
+}
+
+void serial_write(const char *s, unsigned long len)
+{
+	while (len--)
+		serial_putc(*s++);
+}

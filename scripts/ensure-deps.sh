@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# ensure-deps.sh - install what building and booting the kernel needs.
+#
+# Called by `make run`, `make test` and friends before anything else.  Each
+# tool is looked for first; only missing ones are installed, with one
+# `apt-get update` before the first install.  Not root: print the exact
+# command to run and fail.
+#
+# Usage: scripts/ensure-deps.sh [extra-package ...]
+set -euo pipefail
+
+# command -> Debian package that provides it
+declare -A need=(
+	[qemu-system-x86_64]=qemu-system-x86
+	[grub-mkrescue]=grub-common
+	[xorriso]=xorriso
+	[mformat]=mtools
+	[nasm]=nasm
+	[python3]=python3
+	[gcc]=gcc
+	[make]=make
+	[ld]=binutils
+)
+# grub-mkrescue needs the BIOS (i386-pc) GRUB modules, which grub-common
+# does not carry.
+[ -d /usr/lib/grub/i386-pc ] || need[__grub_pc_modules]=grub-pc-bin
+case "${CC:-gcc}" in
+*clang*) need[clang]=clang ;;
+esac
+
+missing=()
+for cmd in "${!need[@]}"; do
+	if [[ $cmd == __* ]] || ! command -v "$cmd" >/dev/null 2>&1; then
+		missing+=("${need[$cmd]}")
+	fi
+done
+for pkg in "$@"; do
+	dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# de-duplicate, keep order stable
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "Missing packages: ${missing[*]}" >&2
+	echo "Run as root:  apt-get update && $cmd" >&2
+	exit 1
+fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$cmd

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""boottest.py - boot the kernel once in QEMU and judge the run.
+
+  boottest.py --kernel build/gcc/kernel.elf --smp 4 --mem 2G [--cmdline ...]
+              [--timeout S] [--log-dir build] [--interactive | --debug]
+
+Builds (or reuses) an ISO for the kernel and command line, boots it
+headless under TCG (QEMU_ACCEL=kvm opts into KVM when /dev/kvm is usable;
+QEMU_OPTS adds options), saves the serial log in the log directory, enforces
+the timeout, then parses the KTAP and prints one summary.  Exit status 0
+only when the kernel exited with the pass status and every case passed.
+"""
+import argparse
+import hashlib
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def build_iso(kernel, cmdline, out_dir):
+    """An ISO per (kernel, command line), rebuilt only when the kernel is
+    newer than it."""
+    key = hashlib.sha1(cmdline.encode()).hexdigest()[:10]
+    iso = os.path.join(out_dir, "iso", "kernel-%s.iso" % key)
+    if not os.path.exists(iso) or \
+            os.path.getmtime(iso) < os.path.getmtime(kernel):
+        os.makedirs(os.path.dirname(iso), exist_ok=True)
+        subprocess.run([os.path.join(ROOT, "scripts", "mkiso.sh"), kernel,
+                        iso, cmdline], check=True)
+    return iso
+
+
+def accel_args():
+    accel = os.environ.get("QEMU_ACCEL", "tcg") or "tcg"
+    if accel == "kvm":
+        if os.access("/dev/kvm", os.R_OK | os.W_OK):
+            # On our machines -cpu host/max abort under KVM (DEVELOPERS.md).
+            return ["-accel", "kvm", "-cpu", "qemu64,-pni,+x2apic"], "kvm"
+        print("boottest: /dev/kvm is not usable, falling back to TCG",
+              file=sys.stderr)
+    return ["-accel", "tcg", "-cpu", "max"], "tcg"
+
+
+def qemu_command(iso, smp, mem, extra_opts=None):
+    accel, name = accel_args()
+    cmd = ["qemu-system-x86_64"] + accel + [
+        "-smp", str(smp), "-m", str(mem),
+        "-cdrom", iso, "-boot", "d",
+        "-display", "none", "-no-reboot",
+        "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+    ]
+    cmd += shlex.split(os.environ.get("QEMU_OPTS", ""))
+    cmd += extra_opts or []
+    return cmd, name
+
+
+def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
+             extra_opts=None):
+    """Boot once; returns (log, exit_status, timed_out, seconds)."""
+    iso = build_iso(kernel, cmdline, os.path.dirname(log_path))
+    cmd, accel = qemu_command(iso, smp, mem, extra_opts)
+    cmd += ["-serial", "stdio", "-monitor", "none"]
+    start = time.time()
+    with open(log_path, "w") as logf:
+        logf.write("# %s\n" % " ".join(shlex.quote(c) for c in cmd))
+        logf.flush()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+
+        def pump():
+            for raw in iter(proc.stdout.readline, b""):
+                line = raw.decode("utf-8", "replace")
+                logf.write(line)
+                logf.flush()
+                if echo:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+
+        t = threading.Thread(target=pump, daemon=True)
+        t.start()
+        timed_out = False
+        try:
+            status = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.kill()
+            status = proc.wait()
+        t.join(5)
+    log = ktap.parse_log(log_path)
+    return log, status, timed_out, time.time() - start, accel
+
+
+def describe(name, log, reasons, seconds):
+    p, f, s = ktap.counts(log)
+    head = "%-28s %3d passed, %d failed%s  (%.1f s)" % (
+        name, p, f, ", %d skipped" % s if s else "", seconds)
+    return head, reasons
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--smp", default="1")
+    ap.add_argument("--mem", default="128M")
+    ap.add_argument("--cmdline", default="")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--log-dir", default="build")
+    ap.add_argument("--interactive", action="store_true")
+    ap.add_argument("--debug", action="store_true")
+    a = ap.parse_args()
+
+    if a.interactive or a.debug:
+        iso = build_iso(a.kernel, a.cmdline, a.log_dir)
+        cmd, _ = qemu_command(iso, a.smp, a.mem)
+        cmd += ["-serial", "mon:stdio"]
+        if a.debug:
+            gdbinit = os.path.join(a.log_dir, "gdbinit")
+            with open(gdbinit, "w") as f:
+                f.write("file %s\ntarget remote :1234\n"
+                        "break kernel_main\n" % os.path.abspath(a.kernel))
+            cmd += ["-s", "-S"]
+            print("QEMU waits for gdb on :1234.  In another terminal:\n"
+                  "    gdb -x %s\n(Ctrl-A X quits QEMU)" % gdbinit)
+        else:
+            print("Booting %s (SMP=%s MEM=%s); Ctrl-A X quits QEMU."
+                  % (a.kernel, a.smp, a.mem))
+        status = subprocess.call(cmd)
+        return 0 if status in (0, ktap.EXIT_PASS) else status
+
+    name = "boot-smp%s-%s" % (a.smp, a.mem)
+    log_path = os.path.join(a.log_dir, name + ".log")
+    log, status, timed_out, secs, accel = run_boot(
+        a.kernel, a.smp, a.mem, a.cmdline, a.timeout, log_path)
+    reasons = ktap.verdict(log, status, timed_out, a.timeout)
+    head, reasons = describe("%s [%s]" % (name, accel), log, reasons, secs)
+    print(head)
+    for r in reasons:
+        print("    FAIL: " + r)
+    print("    log: " + log_path)
+    p, f, _ = ktap.counts(log)
+    print("%d passed, %d failed" % (p, f + (1 if reasons and not f else 0)))
+    return 1 if reasons else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

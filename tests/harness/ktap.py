@@ -1,0 +1,180 @@
+"""ktap.py - read a boot log and decide what happened.
+
+The kernel prints KTAP version 1 (see kernel/kunit.c for the exact shape)
+behind printk's "[time] cpuN: " prefix.  parse_log() strips the prefix,
+follows the suites and cases, and collects the things that end a run badly:
+a panic, an exception, a watchdog report.  verdict() turns that and QEMU's
+exit status into a list of reasons; an empty list means the run passed.
+
+Used by boottest.py (one boot) and run_tests.py (the whole suite), and on
+the host test programs' output, which is the same KTAP without prefixes.
+"""
+import re
+
+PREFIX = re.compile(r"^\[\s*\d+\.\d+\] cpu\d+: (NMI: )?")
+RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?: # (SKIP)\b ?(.*))?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+SUBTEST = re.compile(r"^# Subtest: (\S+)")
+TOTALS = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+
+# QEMU isa-debug-exit statuses: (value << 1) | 1, see arch/x86_64/qemu.h
+EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
+
+
+class Suite:
+    def __init__(self, name):
+        self.name = name
+        self.planned = None
+        self.cases = []          # (number, name, status) status: ok/fail/skip
+        self.result = None       # "ok" / "not ok" once the suite line came
+        self.failure_lines = {}  # case name -> diagnostic lines
+
+
+class Log:
+    def __init__(self):
+        self.suites = []
+        self.planned_suites = None
+        self.totals = None
+        self.panic = None
+        self.exception = None
+        self.watchdog = None
+        self.panic_test = None
+        self.lines = []
+
+
+def strip(line):
+    return PREFIX.sub("", line.rstrip("\r\n"))
+
+
+def parse_lines(lines):
+    log = Log()
+    cur = None
+    for raw in lines:
+        line = strip(raw)
+        log.lines.append(line)
+        body = line.strip()
+        nested = line.startswith("    ")
+        if body.startswith("Kernel panic - not syncing:") and not log.panic:
+            log.panic = body[len("Kernel panic - not syncing:"):].strip()
+            continue
+        if body.startswith("EXCEPTION:") and not log.exception:
+            log.exception = body[len("EXCEPTION:"):].strip()
+            continue
+        if body.startswith("watchdog:") and not log.watchdog:
+            log.watchdog = body[len("watchdog:"):].strip()
+            continue
+        if body.startswith("while running test "):
+            log.panic_test = body[len("while running test "):].strip()
+            continue
+        m = SUBTEST.match(body)
+        if m and nested:
+            cur = Suite(m.group(1))
+            log.suites.append(cur)
+            continue
+        m = PLAN.match(body)
+        if m:
+            if nested and cur is not None and cur.planned is None:
+                cur.planned = int(m.group(1))
+            elif not nested and log.planned_suites is None:
+                log.planned_suites = int(m.group(1))
+            continue
+        m = RESULT.match(body)
+        if m:
+            status = "fail" if m.group(1) == "not ok" else (
+                "skip" if m.group(4) else "ok")
+            if nested and cur is not None:
+                cur.cases.append((int(m.group(2)), m.group(3), status))
+            elif not nested and cur is not None and m.group(3) == cur.name:
+                cur.result = m.group(1)
+            continue
+        m = TOTALS.match(body)
+        if m and not nested:
+            log.totals = (int(m.group(1)), int(m.group(2)),
+                          int(m.group(3) or 0))
+            continue
+        if nested and cur is not None and body.startswith("# "):
+            # "# case: ..." diagnostics belong to the case they name
+            name = body[2:].split(":", 1)[0]
+            cur.failure_lines.setdefault(name, []).append(body)
+    return log
+
+
+def parse_log(path):
+    with open(path, errors="replace") as f:
+        return parse_lines(f.readlines())
+
+
+def counts(log):
+    passed = failed = skipped = 0
+    for s in log.suites:
+        for _, _, st in s.cases:
+            if st == "ok":
+                passed += 1
+            elif st == "skip":
+                skipped += 1
+            else:
+                failed += 1
+    return passed, failed, skipped
+
+
+def running_case(log):
+    """Where a run stopped: (suite, next case number, planned, last done)."""
+    for s in reversed(log.suites):
+        if s.result is None:
+            last = s.cases[-1][1] if s.cases else None
+            return s.name, len(s.cases) + 1, s.planned, last
+    return None
+
+
+def verdict(log, exit_status, timed_out, timeout=None):
+    """Reasons the run failed; [] when it passed."""
+    reasons = []
+    for s in log.suites:
+        for num, name, st in s.cases:
+            if st == "fail":
+                detail = ""
+                lines = s.failure_lines.get(name, [])
+                if lines:
+                    detail = ": " + " | ".join(l[2:] for l in lines[:3])
+                reasons.append("test %s.%s failed%s" % (s.name, name, detail))
+        if s.planned is not None and s.result is not None \
+                and len(s.cases) != s.planned:
+            reasons.append("suite %s planned %d cases but reported %d"
+                           % (s.name, s.planned, len(s.cases)))
+    where = running_case(log)
+    where_text = ""
+    if where:
+        suite, n, planned, last = where
+        where_text = " in suite %s, case %d of %s%s" % (
+            suite, n, planned if planned is not None else "?",
+            " (after %s)" % last if last else "")
+    if log.watchdog:
+        reasons.append("watchdog: %s%s" % (log.watchdog, where_text))
+    if log.exception:
+        reasons.append("exception: %s%s" % (log.exception, where_text))
+    if log.panic:
+        t = " (test %s)" % log.panic_test if log.panic_test else where_text
+        reasons.append("panic: %s%s" % (log.panic, t))
+    if timed_out:
+        reasons.append("timeout: no result after %s s%s" % (
+            timeout, where_text or " (before the tests started)"))
+    elif exit_status not in (EXIT_PASS, EXIT_FAIL, EXIT_PANIC):
+        reasons.append("QEMU exited with status %s, not a kernel exit code"
+                       % exit_status)
+    elif exit_status == EXIT_FAIL and not reasons:
+        reasons.append("kernel reported failure (exit %d)" % exit_status)
+    elif exit_status == EXIT_PANIC and not log.panic:
+        reasons.append("kernel exited with the panic status")
+    if not timed_out and exit_status == EXIT_PASS:
+        if log.totals is None:
+            reasons.append("no closing 'N passed, N failed' line")
+        if log.planned_suites is not None and \
+                len(log.suites) != log.planned_suites:
+            reasons.append("planned %d suites, saw %d"
+                           % (log.planned_suites, len(log.suites)))
+        p, f, _ = counts(log)
+        if log.totals is not None and (p, f) != log.totals[:2]:
+            reasons.append("closing line says %d passed, %d failed but the "
+                           "cases say %d, %d" % (log.totals[0],
+                                                 log.totals[1], p, f))
+    return reasons

@@ -1,0 +1,2 @@
+/* Host shadow of include/setjmp.h: the C library's, which ASan understands. */
+#include_next <setjmp.h>

@@ -1,0 +1,36 @@
+/*
+ * Host shadow of include/smp.h: each host thread plays one CPU.
+ *
+ * A test sets host_cpu_id to choose which CPU a thread is, and raises
+ * host_nmi_nesting to make the code under test believe it runs in an NMI,
+ * so the any-context paths of mm/ can be driven deterministically.
+ */
+#ifndef SMP_H
+#define SMP_H
+
+#include <compiler.h>
+
+#define NR_CPUS 8
+
+extern __thread unsigned int host_cpu_id;
+extern __thread unsigned int host_nmi_nesting;
+extern __thread unsigned int host_irq_nesting;
+extern unsigned int nr_cpu_ids;
+
+static inline unsigned int smp_processor_id(void) { return host_cpu_id; }
+static inline bool in_nmi(void) { return host_nmi_nesting != 0; }
+static inline bool in_irq(void) { return host_irq_nesting != 0; }
+static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
+
+#define DEFINE_PER_CPU(type, name) type name[NR_CPUS]
+#define DECLARE_PER_CPU(type, name) extern type name[NR_CPUS]
+#define per_cpu(name, cpu) ((name)[cpu])
+#define per_cpu_ptr(name, cpu) (&(name)[cpu])
+#define this_cpu_ptr(name) (&(name)[smp_processor_id()])
+
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < NR_CPUS; (c)++)
+#define for_each_online_cpu(c) for ((c) = 0; (c) < nr_cpu_ids; (c)++)
+
+static inline void cpu_relax(void) { __builtin_ia32_pause(); }
+
+#endif /* SMP_H */

@@ -1,0 +1,170 @@
+/*
+ * boot_test.c - does the foundation stand?
+ *
+ * Checks, from inside the running kernel, what the boot path promised:
+ * the page-table rights of each image section, an unmapped NULL page and
+ * stack guard pages, a direct map that reaches the top of usable memory,
+ * IST stacks for NMI/#DF/#MC, per-CPU data through GS, symbols for
+ * backtraces, and the command-line options the harness relies on.
+ */
+#include <kunit.h>
+#include <memlayout.h>
+#include <smp.h>
+#include <string.h>
+#include <printk.h>
+#include "../../arch/x86_64/paging.h"
+#include "../../arch/x86_64/desc.h"
+#include "../../arch/x86_64/multiboot2.h"
+#include "../../kernel/backtrace.h"
+#include "../../kernel/cmdline.h"
+
+extern char __text_start[], __rodata_start[], __data_start[], __bss_start[];
+void kernel_main(u32 magic, u32 info_phys);
+
+static void text_is_executable_and_read_only(struct kunit *test)
+{
+	u64 pte = paging_lookup((unsigned long)kernel_main, NULL);
+
+	KUNIT_ASSERT_TRUE(test, pte & PTE_PRESENT);
+	KUNIT_EXPECT_FALSE(test, pte & PTE_WRITE);
+	KUNIT_EXPECT_FALSE(test, pte & PTE_NX);
+}
+
+static void rodata_is_read_only_and_nx(struct kunit *test)
+{
+	u64 pte = paging_lookup((unsigned long)__rodata_start, NULL);
+
+	KUNIT_ASSERT_TRUE(test, pte & PTE_PRESENT);
+	KUNIT_EXPECT_FALSE(test, pte & PTE_WRITE);
+	if (cpu_has_nx)
+		KUNIT_EXPECT_TRUE(test, pte & PTE_NX);
+}
+
+static void data_and_bss_are_writable_and_nx(struct kunit *test)
+{
+	u64 d = paging_lookup((unsigned long)__data_start, NULL);
+	u64 b = paging_lookup((unsigned long)__bss_start, NULL);
+
+	KUNIT_EXPECT_TRUE(test, d & PTE_WRITE);
+	KUNIT_EXPECT_TRUE(test, b & PTE_WRITE);
+	if (cpu_has_nx) {
+		KUNIT_EXPECT_TRUE(test, d & PTE_NX);
+		KUNIT_EXPECT_TRUE(test, b & PTE_NX);
+	}
+}
+
+static void null_page_is_unmapped(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, paging_lookup(0, NULL) & PTE_PRESENT, 0);
+}
+
+static void stack_guard_pages_are_unmapped(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, paging_lookup((unsigned long)cpu_stacks[0].guard_nmi,
+					    NULL) & PTE_PRESENT, 0);
+	KUNIT_EXPECT_EQ(test, paging_lookup((unsigned long)cpu_stacks[0].guard_df,
+					    NULL) & PTE_PRESENT, 0);
+	KUNIT_EXPECT_NE(test, paging_lookup((unsigned long)cpu_stacks[0].nmi,
+					    NULL) & PTE_PRESENT, 0);
+}
+
+static void direct_map_covers_usable_memory(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < boot_info.nr_mmap; i++) {
+		const struct boot_mmap_entry *e = &boot_info.mmap[i];
+		u64 last;
+		volatile u8 *p;
+
+		if (e->type != MB2_MEMORY_AVAILABLE || e->length < PAGE_SIZE)
+			continue;
+		last = ALIGN_DOWN(e->base + e->length - 1, PAGE_SIZE);
+		KUNIT_EXPECT_NE(test, paging_lookup((unsigned long)
+					phys_to_virt(last), NULL) & PTE_PRESENT, 0);
+		/* Really readable and writable through the direct map. */
+		p = phys_to_virt(last);
+		if (last >= 16ul << 20) { /* clear of the kernel image */
+			u8 old = *p;
+
+			*p = 0x5a;
+			KUNIT_EXPECT_EQ(test, *p, 0x5a);
+			*p = old;
+		}
+	}
+}
+
+static void gs_base_points_at_this_cpu(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, this_cpu(), &percpu_areas[0]);
+	KUNIT_EXPECT_EQ(test, smp_processor_id(), 0);
+	KUNIT_EXPECT_FALSE(test, in_nmi());
+	KUNIT_EXPECT_TRUE(test, in_task());
+}
+
+static void kallsyms_names_functions(struct kunit *test)
+{
+	unsigned long off = 99;
+	const char *name = kallsyms_lookup((unsigned long)kernel_main + 3,
+					   &off, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	KUNIT_EXPECT_STREQ(test, name, "kernel_main");
+	KUNIT_EXPECT_EQ(test, off, 3);
+	name = kallsyms_lookup((unsigned long)kallsyms_names_functions, &off,
+			       NULL);
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	KUNIT_EXPECT_STREQ(test, name, "kallsyms_names_functions");
+	KUNIT_EXPECT_NULL(test, kallsyms_lookup(0x1000, NULL, NULL));
+}
+
+static void printk_formats_like_c(struct kunit *test)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%d|%5u|%-4s|%08lx|%c|%%|%zu", -42, 7u,
+		 "ab", 0xbeeful, 'x', (size_t)12);
+	KUNIT_EXPECT_STREQ(test, buf, "-42|    7|ab  |0000beef|x|%|12");
+}
+
+static void memory_map_was_read(struct kunit *test)
+{
+	unsigned int i, usable = 0;
+
+	KUNIT_EXPECT_GT(test, boot_info.nr_mmap, 0);
+	for (i = 0; i < boot_info.nr_mmap; i++)
+		if (boot_info.mmap[i].type == MB2_MEMORY_AVAILABLE)
+			usable++;
+	KUNIT_EXPECT_GT(test, usable, 0);
+}
+
+static void test_filter_selects_this_suite(struct kunit *test)
+{
+	const char *f = cmdline_get("test");
+
+	/* We are running, so whatever filter was given selects us. */
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match(f, "boot", test->name));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match("nothing_like_it", "boot",
+						    NULL));
+}
+
+static struct kunit_case boot_cases[] = {
+	KUNIT_CASE(text_is_executable_and_read_only),
+	KUNIT_CASE(rodata_is_read_only_and_nx),
+	KUNIT_CASE(data_and_bss_are_writable_and_nx),
+	KUNIT_CASE(null_page_is_unmapped),
+	KUNIT_CASE(stack_guard_pages_are_unmapped),
+	KUNIT_CASE(direct_map_covers_usable_memory),
+	KUNIT_CASE(gs_base_points_at_this_cpu),
+	KUNIT_CASE(kallsyms_names_functions),
+	KUNIT_CASE(printk_formats_like_c),
+	KUNIT_CASE(memory_map_was_read),
+	KUNIT_CASE(test_filter_selects_this_suite),
+	{}
+};
+
+static struct kunit_suite boot_suite = {
+	.name = "boot",
+	.test_cases = boot_cases,
+};
+kunit_test_suite(boot_suite);
