@@ -86,4 +86,15 @@ static __always_inline bool in_task(void)
 void percpu_init_boot_cpu(void);
 void percpu_setup(unsigned int cpu, u32 apic_id);
 
+/*
+ * Run func(info) on every online CPU (this one included) / on one CPU.
+ * With wait, return only when every call has finished.  Implemented with
+ * IPIs by the SMP code; the host tests run them by switching the thread's
+ * CPU number.  Must not be called with IRQs off or from NMI context.
+ */
+typedef void (*smp_call_func_t)(void *info);
+void on_each_cpu(smp_call_func_t func, void *info, bool wait);
+int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
+			     void *info, bool wait);
+
 #endif /* SMP_H */

@@ -29,3 +29,26 @@ void percpu_init_boot_cpu(void)
 	percpu_setup(0, 0);
 	percpu_areas[0].online = true;
 }
+
+/*
+ * Until the SMP code (arch/x86_64/smp.c) brings up other CPUs, the boot CPU
+ * is the only one: cross-CPU calls are plain calls.  These weak versions
+ * are replaced by the IPI-based ones when that file is linked in.
+ */
+__attribute__((weak)) void on_each_cpu(smp_call_func_t func, void *info,
+				       bool wait)
+{
+	(void)wait;
+	func(info);
+}
+
+__attribute__((weak)) int smp_call_function_single(unsigned int cpu,
+						   smp_call_func_t func,
+						   void *info, bool wait)
+{
+	(void)wait;
+	if (cpu != smp_processor_id())
+		return -1;
+	func(info);
+	return 0;
+}

@@ -84,3 +84,30 @@ int main(int argc, char **argv)
 	kunit_run_all(argc > 1 ? argv[1] : NULL, &t);
 	return t.failed ? 1 : 0;
 }
+
+/* Host "IPIs": run the function as each CPU in turn, on this thread. */
+void on_each_cpu(smp_call_func_t func, void *info, bool wait)
+{
+	unsigned int me = host_cpu_id, cpu;
+
+	(void)wait;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		host_cpu_id = cpu;
+		func(info);
+	}
+	host_cpu_id = me;
+}
+
+int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
+			     void *info, bool wait)
+{
+	unsigned int me = host_cpu_id;
+
+	(void)wait;
+	if (cpu >= nr_cpu_ids)
+		return -1;
+	host_cpu_id = cpu;
+	func(info);
+	host_cpu_id = me;
+	return 0;
+}

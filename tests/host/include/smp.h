@@ -33,4 +33,15 @@ static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
 
 static inline void cpu_relax(void) { __builtin_ia32_pause(); }
 
+/*
+ * Run func(info) on every online CPU (this one included) / on one CPU.
+ * With wait, return only when every call has finished.  Implemented with
+ * IPIs by the SMP code; the host tests run them by switching the thread's
+ * CPU number.  Must not be called with IRQs off or from NMI context.
+ */
+typedef void (*smp_call_func_t)(void *info);
+void on_each_cpu(smp_call_func_t func, void *info, bool wait);
+int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
+			     void *info, bool wait);
+
 #endif /* SMP_H */
