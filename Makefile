@@ -43,7 +43,13 @@ KLDFLAGS := -n -nostdlib -no-pie -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -w+error
 
-KSRCS_C   := $(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c)
+# TEMPORARY, until the buddy allocator is merged: the slab allocator needs
+# alloc_pages(), so it stays out of the kernel and its host tests run in a
+# binary of their own over tests/host/slab_fake_pages.c.
+SLAB_SRCS := mm/slab.c mm/sheaf.c mm/kmalloc.c
+SLAB_TEST_SRCS := tests/host/test_mm_slab.c tests/kernel/slab_test.c
+KSRCS_C   := $(filter-out $(SLAB_SRCS) $(SLAB_TEST_SRCS), \
+	$(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c))
 KSRCS_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
 KOBJS := $(patsubst %.c,$(OBJ)/%.o,$(KSRCS_C)) \
 	 $(patsubst %.asm,$(OBJ)/%.o,$(KSRCS_ASM))
@@ -109,11 +115,15 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
-HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
+HOST_MM_SRCS := $(filter-out $(SLAB_SRCS) $(SLAB_TEST_SRCS), \
+	$(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c))
+HOST_SLAB_SRCS := $(SLAB_SRCS) tests/host/test_mm_slab.c \
+	tests/host/slab_fake_pages.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c
 
 HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
 HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
+HOST_SLAB_TESTS := $(HOSTOBJ)/slab_tests
 
 $(HOSTOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -129,13 +139,16 @@ $(HOSTOBJ)/lib/%.o: %.c
 $(HOST_MM_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_MM_SRCS))
 	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
+$(HOST_SLAB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_SLAB_SRCS))
+	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
 $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 		   $(patsubst %.c,$(HOSTOBJ)/lib/%.o,$(HOST_LIB_SRCS))
 	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
-host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_SLAB_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS)
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) --host $(HOST_SLAB_TESTS)
 
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
@@ -155,11 +168,11 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_SLAB_TESTS) $(KERNEL)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) --host $(HOST_SLAB_TESTS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 

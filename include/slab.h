@@ -1,0 +1,131 @@
+/*
+ * slab.h - object caches (kmem_cache_*) and kmalloc(), the public face of
+ * the slab allocator.
+ *
+ * A cache hands out objects of one size.  Behind it:
+ *   - per-CPU *sheaves* (arrays of free object pointers): the fast path
+ *     pops and pushes there without touching shared data (mm/sheaf.c);
+ *   - a per-node *barn* of spare full and empty sheaves (mm/sheaf.c);
+ *   - *slabs*: buddy blocks cut into objects, free ones linked through a
+ *     hardened free pointer inside each object (mm/slab.c).
+ * kmalloc() picks a cache by size, 8 bytes to 8 KiB; above that it asks
+ * the buddy directly (mm/kmalloc.c).  docs/slab-and-sheaves.md walks
+ * through an allocation and a free.
+ *
+ * Contexts: everything here may be called from task or IRQ context.  The
+ * NMI-safe forms (kmalloc_nolock/kfree_nolock) are a later step; the code
+ * is split so that they slot in (see the head of mm/sheaf.c).
+ */
+#ifndef SLAB_H
+#define SLAB_H
+
+#include <compiler.h>
+#include <mm.h>
+
+typedef unsigned int slab_flags_t;
+
+#ifndef ENOMEM
+#define ENOMEM 12   /* out of memory (the POSIX number) */
+#endif
+
+/* ---- cache flags ---- */
+#define SLAB_CONSISTENCY_CHECKS (1u << 0) /* check every free ("F") */
+#define SLAB_RED_ZONE           (1u << 1) /* guard bytes after objects ("Z") */
+#define SLAB_POISON             (1u << 2) /* fill free objects, check ("P") */
+#define SLAB_STORE_USER         (1u << 3) /* remember alloc/free caller ("U") */
+#define SLAB_HWCACHE_ALIGN      (1u << 4) /* align objects to cache lines */
+#define SLAB_NO_MERGE           (1u << 5) /* accepted for Linux parity */
+
+/* Any of these makes a "debug cache": it bypasses sheaves, as in Linux. */
+#define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+			  SLAB_POISON | SLAB_STORE_USER)
+
+#define SLAB_CACHE_LINE 64
+
+/*
+ * Extra arguments of kmem_cache_create_args().  A zeroed struct means:
+ * natural alignment, no constructor, and NO sheaves (capacity 0), as in
+ * Linux 6.18 where sheaves are opted into.  SHEAF_CAPACITY_DEFAULT picks
+ * the capacity from the object size (what kmem_cache_create() does).
+ */
+#define SHEAF_CAPACITY_DEFAULT 0xffffffffu
+
+struct kmem_cache_args {
+	unsigned int align;
+	void (*ctor)(void *object);
+	unsigned int sheaf_capacity;
+};
+
+struct kmem_cache;
+
+/* ---- caches ---- */
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, slab_flags_t flags,
+				     void (*ctor)(void *));
+struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
+					  const struct kmem_cache_args *args,
+					  slab_flags_t flags);
+/* Reports each object still allocated, by cache name, and then keeps the
+ * cache alive (returns -1) instead of freeing memory that is in use. */
+int kmem_cache_destroy(struct kmem_cache *s);
+/* Flush every CPU's sheaves and the barn, give empty slabs back. */
+void kmem_cache_shrink(struct kmem_cache *s);
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
+void kmem_cache_free(struct kmem_cache *s, void *object);
+/* All or nothing: returns nr, or 0 with nothing allocated. */
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
+			  void **p);
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p);
+
+const char *kmem_cache_name(const struct kmem_cache *s);
+unsigned int kmem_cache_size(const struct kmem_cache *s); /* object size */
+
+/* ---- prefilled sheaves: allocate later where failure is not allowed ---- */
+struct slab_sheaf;
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
+					    unsigned int count);
+/* Cannot fail while kmem_cache_sheaf_size(sheaf) > 0; any context. */
+void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp,
+				  struct slab_sheaf *sheaf);
+int kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp,
+			    struct slab_sheaf **sheafp, unsigned int size);
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
+			     struct slab_sheaf *sheaf);
+unsigned int kmem_cache_sheaf_size(const struct slab_sheaf *sheaf);
+
+/* ---- kmalloc ---- */
+#define KMALLOC_MIN_SIZE        8
+#define KMALLOC_SHIFT_HIGH      13
+#define KMALLOC_MAX_CACHE_SIZE  (1u << KMALLOC_SHIFT_HIGH) /* 8 KiB */
+
+/* kmalloc(0) returns this: not NULL, but faults when touched. */
+#define ZERO_SIZE_PTR ((void *)16)
+#define ZERO_OR_NULL_PTR(p) ((unsigned long)(p) <= (unsigned long)ZERO_SIZE_PTR)
+
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);   /* NULL on overflow */
+void *krealloc(const void *p, size_t new_size, gfp_t gfp);
+void kfree(const void *p);
+size_t ksize(const void *p);
+/* The cache kmalloc(size) would use (NULL above KMALLOC_MAX_CACHE_SIZE). */
+struct kmem_cache *kmalloc_slab(size_t size);
+
+/* ---- boot and reports ---- */
+/* After the page allocator works.  slub_debug: the `slub_debug=` option
+ * (NULL for none): letters F Z P U (none = all), then ",name" filters. */
+void kmem_cache_init(const char *slub_debug);
+bool slab_is_available(void);
+void slabinfo_show(void);
+
+/*
+ * Error reports.  A report names the cache, the object, what was wrong
+ * and the caller.  Normally it panics; with slab_report_count_only set (the
+ * tests set it) it is counted in slab_reports instead, the bad operation
+ * is refused, and the allocator carries on.
+ */
+extern bool slab_report_count_only;
+extern unsigned long slab_reports;
+
+#endif /* SLAB_H */

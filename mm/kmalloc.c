@@ -1,0 +1,259 @@
+/*
+ * kmalloc.c - general-purpose allocation by size: kmalloc() and friends.
+ *
+ * Requests up to KMALLOC_MAX_CACHE_SIZE (8 KiB) are served by one of the
+ * size classes below, each an ordinary cache with sheaves; the 96 and 192
+ * classes cut the waste of sizes just above 64 and 128.  Larger requests
+ * go straight to the buddy as one block, marked PG_large_kmalloc with its
+ * order in page->private_data, so kfree() tells the two apart from the
+ * page alone:
+ *
+ *   PG_large_kmalloc   -> __free_pages(page, order)
+ *   PG_slab            -> the slab's cache: kmem_cache_free()
+ *   anything else      -> reported as an invalid free
+ *
+ * Alignment: every object is 8-byte aligned, and a class whose size is a
+ * power of two aligns objects to that size (up to a page), as in Linux;
+ * 96-byte objects are 32-aligned and 192-byte ones 64-aligned.
+ *
+ * Sheaves get their arrays from kmalloc_nosheaf(), which uses these caches
+ * but goes straight to their slabs: making a sheaf never needs a sheaf.
+ *
+ * Locking: none of its own; see the lock order in mm/slab.c.
+ */
+#include <kernel.h>
+#include <string.h>
+#include "slab_internal.h"
+
+static const unsigned int kmalloc_sizes[] = {
+	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
+};
+static const char *const kmalloc_names[] = {
+	"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64", "kmalloc-96",
+	"kmalloc-128", "kmalloc-192", "kmalloc-256", "kmalloc-512",
+	"kmalloc-1k", "kmalloc-2k", "kmalloc-4k", "kmalloc-8k",
+};
+#define NR_KMALLOC_CACHES ARRAY_SIZE(kmalloc_sizes)
+
+BUILD_BUG_ON(ARRAY_SIZE(kmalloc_names) != NR_KMALLOC_CACHES);
+
+static struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+
+/* The smallest class that holds size (1 <= size <= 8 KiB). */
+static unsigned int kmalloc_index(size_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KMALLOC_CACHES; i++)
+		if (size <= kmalloc_sizes[i])
+			return i;
+	return NR_KMALLOC_CACHES;  /* not reached for valid sizes */
+}
+
+static unsigned int get_order(size_t size)
+{
+	unsigned int order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+size_t kmalloc_size_roundup(size_t size)
+{
+	if (size <= KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_sizes[kmalloc_index(size ? size : 1)];
+	return PAGE_SIZE << get_order(size);
+}
+
+struct kmem_cache *kmalloc_slab(size_t size)
+{
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
+		return NULL;
+	return kmalloc_caches[kmalloc_index(size)];
+}
+
+void kmalloc_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KMALLOC_CACHES; i++) {
+		unsigned int size = kmalloc_sizes[i];
+		unsigned int align = size & -size;  /* lowest set bit */
+
+		kmalloc_caches[i] = kmem_cache_create(kmalloc_names[i], size,
+						      min(align, (unsigned int)PAGE_SIZE),
+						      0, NULL);
+		if (!kmalloc_caches[i])
+			panic("slab: cannot create %s", kmalloc_names[i]);
+	}
+}
+
+/* ---- large allocations: whole buddy blocks ---- */
+
+static void *kmalloc_large(size_t size, gfp_t gfp)
+{
+	unsigned int order = get_order(size);
+	struct page *page;
+	void *p;
+
+	if (order > MAX_ORDER)
+		return NULL;
+	page = alloc_pages(gfp & ~__GFP_ZERO, order);
+	if (!page)
+		return NULL;
+	page->flags |= PG_large_kmalloc;
+	page->private_data = order;
+	p = page_address(page);
+	if (gfp & __GFP_ZERO)
+		memset(p, 0, PAGE_SIZE << order);
+	return p;
+}
+
+static void kfree_large(struct page *page, const void *p, unsigned long caller)
+{
+	unsigned int order = (unsigned int)page->private_data;
+
+	if (p != page_address(page)) {
+		slab_bug(NULL, p, caller,
+			 "kfree of a pointer inside a large kmalloc block");
+		return;
+	}
+	page->flags &= ~PG_large_kmalloc;
+	page->private_data = 0;
+	__free_pages(page, order);
+}
+
+/* The page kfree() looks at, or NULL if p is not in the memmap. */
+static struct page *kmalloc_page(const void *p)
+{
+	unsigned long pfn = virt_to_phys(p) >> PAGE_SHIFT;
+
+	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+}
+
+/* ---- the API ---- */
+
+static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
+{
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large(size, gfp);
+	return slab_alloc_caller(kmalloc_caches[kmalloc_index(size)], gfp,
+				 caller);
+}
+
+void *kmalloc(size_t size, gfp_t gfp)
+{
+	return __kmalloc(size, gfp, _RET_IP_);
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	return __kmalloc(size, gfp | __GFP_ZERO, _RET_IP_);
+}
+
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return __kmalloc(bytes, gfp | __GFP_ZERO, _RET_IP_);
+}
+
+static void __kfree(const void *p, unsigned long caller)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return;
+	page = kmalloc_page(p);
+	if (page && (page->flags & PG_large_kmalloc)) {
+		kfree_large(page, p, caller);
+		return;
+	}
+	if (page && (page->flags & PG_slab)) {
+		struct page *slab = virt_to_slab(p);
+
+		slab_free(slab->slab_cache, (void *)p, caller);
+		return;
+	}
+	slab_bug(NULL, p, caller, "kfree of a pointer kmalloc never returned");
+}
+
+void kfree(const void *p)
+{
+	__kfree(p, _RET_IP_);
+}
+
+size_t ksize(const void *p)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return 0;
+	page = kmalloc_page(p);
+	if (!page)
+		return 0;
+	if (page->flags & PG_large_kmalloc)
+		return PAGE_SIZE << page->private_data;
+	if (page->flags & PG_slab)
+		return virt_to_slab(p)->slab_cache->object_size;
+	return 0;
+}
+
+void *krealloc(const void *p, size_t new_size, gfp_t gfp)
+{
+	size_t old;
+	void *n;
+
+	if (!new_size) {
+		__kfree(p, _RET_IP_);
+		return ZERO_SIZE_PTR;
+	}
+	if (ZERO_OR_NULL_PTR(p))
+		return __kmalloc(new_size, gfp, _RET_IP_);
+	old = ksize(p);
+	if (new_size <= old)
+		return (void *)p;  /* it fits where it is */
+	n = __kmalloc(new_size, gfp, _RET_IP_);
+	if (!n)
+		return NULL;       /* p is left as it was */
+	memcpy(n, p, old);
+	__kfree(p, _RET_IP_);
+	return n;
+}
+
+/* ---- memory for sheaves: never through a sheaf ---- */
+
+void *kmalloc_nosheaf(size_t size, gfp_t gfp)
+{
+	struct kmem_cache *s;
+	void *p;
+
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large(size, gfp);
+	s = kmalloc_caches[kmalloc_index(size)];
+	if (__slab_alloc_bulk(s, gfp, 1, &p, _RET_IP_) != 1)
+		return NULL;
+	stat(s, ALLOC_SLOWPATH);
+	return p;
+}
+
+void kfree_nosheaf(void *p)
+{
+	struct page *page = kmalloc_page(p);
+	struct kmem_cache *s;
+
+	if (page && (page->flags & PG_large_kmalloc)) {
+		kfree_large(page, p, _RET_IP_);
+		return;
+	}
+	s = kmalloc_caches[kmalloc_index(ksize(p))];
+	if (!slab_free_check(s, p, _RET_IP_))
+		return;
+	__slab_free_bulk(s, 1, &p, _RET_IP_);
+	stat(s, FREE_SLOWPATH);
+}

@@ -1,0 +1,765 @@
+/*
+ * sheaf.c - per-CPU sheaves and the per-node barn: the fast paths of the
+ * slab allocator, and prefilled sheaves.
+ *
+ * A sheaf is an array of free object pointers and a count.  Each CPU has,
+ * per cache, a `main` sheaf and a `spare` one under a local_trylock_t:
+ *
+ *   alloc: pop main->objects[--size]          free: main->objects[size++] = x
+ *
+ * No shared cache line is written on either path.  Only when main is empty
+ * (alloc) or full (free) does a CPU look further, cheapest first:
+ *
+ *   main empty:  1. swap with a non-empty spare
+ *                2. trade main (empty) for a full sheaf from the barn
+ *                3. unlock, fill a new sheaf from the slabs, relock, re-check
+ *   main full:   1. swap with a spare that has room
+ *                2. trade main (full) for an empty sheaf from the barn,
+ *                   if the barn has room for one more full sheaf
+ *                3. unlock, allocate an empty sheaf, relock, re-check
+ *                4. move a batch of SHEAF_FLUSH_BATCH objects out of main
+ *                   and free them to the slabs after unlocking
+ *
+ * The barn (one per node) keeps at most BARN_MAX_FULL full and
+ * BARN_MAX_EMPTY empty sheaves so CPUs can trade without touching slabs;
+ * it may briefly exceed the full limit when a refill raced with a free
+ * (step 3 above found main no longer empty).
+ *
+ * Before its first use a CPU's main is &bootstrap_sheaf, capacity 0, which
+ * is both empty and full, so it sends the first alloc and free down the
+ * slow paths, which install a real sheaf; it is never put in the barn.
+ *
+ * Sheaf arrays come from kmalloc_nosheaf(): kmalloc's caches, but straight
+ * from their slabs, so a cache never needs a sheaf to make a sheaf (the
+ * recursion hazard of Linux).
+ *
+ * Locking: see the lock order at the top of mm/slab.c.  Here:
+ *   - pcs->lock (local_trylock_t): always *try*-locked.  In task context it
+ *     is free (IRQs are off while it is held, so nothing on this CPU can be
+ *     inside), but an NMI may find it taken; a failed trylock sends the
+ *     caller to the slabs, which is always correct.
+ *   - barn->lock: taken inside pcs->lock, never with list_lock; nothing is
+ *     allocated or freed under it.
+ *   - After any unlock/relock the CPU's state is read afresh: an interrupt
+ *     may have allocated or freed in between.
+ * A later kmalloc_nolock() slots in by passing allow_spin = false down to
+ * barn_lock() and list_lock_irqsave(), and taking pages with
+ * try_alloc_pages(); every function here already copes with a failed lock.
+ */
+#include <kernel.h>
+#include <string.h>
+#include "slab_internal.h"
+
+struct slab_sheaf bootstrap_sheaf;   /* capacity 0: see above */
+
+/* Default capacity by object size: many small objects, few large ones. */
+static unsigned int default_sheaf_capacity(unsigned int object_size)
+{
+	if (object_size < 256)
+		return 60;
+	if (object_size <= 1024)
+		return 26;
+	if (object_size <= PAGE_SIZE)
+		return 12;
+	return 4;
+}
+
+#define SHEAF_CAPACITY_MAX \
+	((KMALLOC_MAX_CACHE_SIZE - SHEAF_HEADER_SIZE) / sizeof(void *))
+
+unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
+				      unsigned int wanted)
+{
+	size_t bytes;
+
+	if (wanted == 0)
+		return 0;
+	if (wanted == SHEAF_CAPACITY_DEFAULT)
+		wanted = default_sheaf_capacity(s->object_size);
+	wanted = min(wanted, (unsigned int)SHEAF_CAPACITY_MAX);
+	/* Use the whole kmalloc object the sheaf will live in. */
+	bytes = kmalloc_size_roundup(SHEAF_HEADER_SIZE + wanted * sizeof(void *));
+	return (unsigned int)((bytes - SHEAF_HEADER_SIZE) / sizeof(void *));
+}
+
+void pcs_init(struct kmem_cache *s)
+{
+	struct node_barn *barn = &get_node(s, 0)->barn;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
+
+		local_lock_init(&pcs->lock);
+		pcs->main = &bootstrap_sheaf;
+		pcs->spare = NULL;
+	}
+	spin_lock_init(&barn->lock, "slab barn");
+	INIT_LIST_HEAD(&barn->sheaves_full);
+	INIT_LIST_HEAD(&barn->sheaves_empty);
+	barn->nr_full = barn->nr_empty = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sheaves themselves (no lock needed: the caller owns the sheaf)          */
+/* ---------------------------------------------------------------------- */
+
+static struct slab_sheaf *alloc_empty_sheaf(struct kmem_cache *s, gfp_t gfp,
+					    unsigned int capacity)
+{
+	struct slab_sheaf *sheaf;
+
+	sheaf = kmalloc_nosheaf(SHEAF_HEADER_SIZE + capacity * sizeof(void *),
+				gfp & ~__GFP_ZERO);
+	if (!sheaf)
+		return NULL;
+	INIT_LIST_HEAD(&sheaf->barn_list);
+	sheaf->cache = s;
+	sheaf->capacity = capacity;
+	sheaf->size = 0;
+	stat(s, SHEAF_ALLOC);
+	return sheaf;
+}
+
+static void free_empty_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	if (sheaf == &bootstrap_sheaf)
+		return;
+	WARN_ON(sheaf->size);
+	kfree_nosheaf(sheaf);
+	stat(s, SHEAF_FREE);
+}
+
+/* Fill the sheaf from the slabs, up to its capacity.  Returns how many. */
+static unsigned int refill_sheaf(struct kmem_cache *s,
+				 struct slab_sheaf *sheaf, gfp_t gfp)
+{
+	unsigned int got;
+
+	got = __slab_alloc_bulk(s, gfp, sheaf->capacity - sheaf->size,
+				&sheaf->objects[sheaf->size], _RET_IP_);
+	sheaf->size += got;
+	stat(s, SHEAF_REFILL);
+	return got;
+}
+
+/* Every object of the sheaf back to its slab. */
+static void sheaf_flush(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	if (!sheaf->size)
+		return;
+	__slab_free_bulk(s, sheaf->size, sheaf->objects, _RET_IP_);
+	sheaf->size = 0;
+	stat(s, SHEAF_FLUSH);
+}
+
+static void sheaf_flush_and_free(struct kmem_cache *s,
+				 struct slab_sheaf *sheaf)
+{
+	if (!sheaf || sheaf == &bootstrap_sheaf)
+		return;
+	sheaf_flush(s, sheaf);
+	free_empty_sheaf(s, sheaf);
+}
+
+/* A new sheaf holding at least one object, or NULL. */
+static struct slab_sheaf *alloc_full_sheaf(struct kmem_cache *s, gfp_t gfp)
+{
+	struct slab_sheaf *sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
+
+	if (!sheaf)
+		return NULL;
+	if (!refill_sheaf(s, sheaf, gfp)) {
+		free_empty_sheaf(s, sheaf);
+		return NULL;
+	}
+	return sheaf;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The barn (barn->lock inside; IRQs off)                                  */
+/* ---------------------------------------------------------------------- */
+
+static bool barn_lock(struct node_barn *barn, bool allow_spin,
+		      unsigned long *flags)
+{
+	if (!allow_spin)
+		return spin_trylock_irqsave(&barn->lock, *flags);
+	spin_lock_irqsave(&barn->lock, *flags);
+	return true;
+}
+
+static struct node_barn *cache_barn(struct kmem_cache *s)
+{
+	return &get_node(s, 0)->barn;
+}
+
+static struct slab_sheaf *barn_take_locked(struct node_barn *barn, bool full)
+{
+	struct list_head *list = full ? &barn->sheaves_full
+				       : &barn->sheaves_empty;
+	struct slab_sheaf *sheaf;
+
+	lockdep_assert_held(&barn->lock);
+	if (list_empty(list))
+		return NULL;
+	sheaf = list_first_entry(list, struct slab_sheaf, barn_list);
+	list_del_init(&sheaf->barn_list);
+	if (full)
+		barn->nr_full--;
+	else
+		barn->nr_empty--;
+	return sheaf;
+}
+
+static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
+{
+	lockdep_assert_held(&barn->lock);
+	if (sheaf->size) {
+		list_add(&sheaf->barn_list, &barn->sheaves_full);
+		barn->nr_full++;
+	} else {
+		list_add(&sheaf->barn_list, &barn->sheaves_empty);
+		barn->nr_empty++;
+	}
+}
+
+/* A full (non-empty) or an empty sheaf from the barn, or NULL. */
+static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full)
+{
+	struct node_barn *barn = cache_barn(s);
+	struct slab_sheaf *sheaf;
+	unsigned long flags;
+
+	if (!barn_lock(barn, true, &flags))
+		return NULL;
+	sheaf = barn_take_locked(barn, full);
+	spin_unlock_irqrestore(&barn->lock, flags);
+	stat(s, sheaf ? BARN_GET : BARN_GET_FAIL);
+	return sheaf;
+}
+
+/*
+ * Store a sheaf in the barn.  Refused (false) when its list is at its
+ * limit, unless force: a full sheaf that cannot be dropped (see above).
+ */
+static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
+			   bool force)
+{
+	struct node_barn *barn = cache_barn(s);
+	unsigned long flags;
+	bool ok;
+
+	if (!barn_lock(barn, true, &flags))
+		return false;
+	ok = force || (sheaf->size ? barn->nr_full < BARN_MAX_FULL
+				   : barn->nr_empty < BARN_MAX_EMPTY);
+	if (ok)
+		barn_put_locked(barn, sheaf);
+	spin_unlock_irqrestore(&barn->lock, flags);
+	stat(s, ok ? BARN_PUT : BARN_PUT_FAIL);
+	return ok;
+}
+
+/* Trade a full sheaf for an empty one in one visit; NULL if the barn has
+ * no empty sheaf or no room for another full one. */
+static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
+						  struct slab_sheaf *full)
+{
+	struct node_barn *barn = cache_barn(s);
+	struct slab_sheaf *empty = NULL;
+	unsigned long flags;
+
+	if (!barn_lock(barn, true, &flags))
+		return NULL;
+	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
+		empty = barn_take_locked(barn, false);
+		barn_put_locked(barn, full);
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	if (empty) {
+		stat(s, BARN_GET);
+		stat(s, BARN_PUT);
+	} else {
+		stat(s, BARN_PUT_FAIL);
+	}
+	return empty;
+}
+
+static bool barn_has_room_for_full(struct kmem_cache *s)
+{
+	return READ_ONCE(cache_barn(s)->nr_full) < BARN_MAX_FULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The CPU's sheaves (pcs->lock held where the name says _locked)          */
+/* ---------------------------------------------------------------------- */
+
+static struct slub_percpu_sheaves *this_pcs(struct kmem_cache *s)
+{
+	return &s->cpu_sheaves[smp_processor_id()];
+}
+
+/* An empty sheaf no longer main: keep it as spare, in the barn, or free. */
+static void stash_empty_sheaf_locked(struct kmem_cache *s,
+				     struct slub_percpu_sheaves *pcs,
+				     struct slab_sheaf *empty)
+{
+	if (empty == &bootstrap_sheaf)
+		return;
+	if (!pcs->spare) {
+		pcs->spare = empty;
+		return;
+	}
+	if (barn_put_sheaf(s, empty, false))
+		return;
+	free_empty_sheaf(s, empty);  /* list_lock inside: allowed by order */
+}
+
+static void swap_main_spare_locked(struct kmem_cache *s,
+				   struct slub_percpu_sheaves *pcs)
+{
+	struct slab_sheaf *tmp = pcs->main;
+
+	pcs->main = pcs->spare;
+	pcs->spare = tmp;
+	stat(s, SHEAF_SWAP);
+}
+
+/*
+ * Main is empty.  Returns pcs, locked, with objects in main; or NULL with
+ * the lock dropped when no sheaf could be had (the caller then asks the
+ * slabs for one object).
+ */
+static struct slub_percpu_sheaves *
+pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
+		       gfp_t gfp, unsigned long *flags)
+{
+	struct slab_sheaf *full, *old;
+
+	if (pcs->spare && pcs->spare->size) {
+		swap_main_spare_locked(s, pcs);
+		return pcs;
+	}
+	full = barn_get_sheaf(s, true);
+	if (full) {
+		old = pcs->main;
+		pcs->main = full;
+		stash_empty_sheaf_locked(s, pcs, old);
+		return pcs;
+	}
+
+	/* Refill without the lock: it walks slabs and may make new ones. */
+	local_unlock_irqrestore(&pcs->lock, *flags);
+	full = alloc_full_sheaf(s, gfp);
+	if (!full)
+		return NULL;
+	pcs = this_pcs(s);
+	if (!local_trylock_irqsave(&pcs->lock, *flags)) {
+		sheaf_flush_and_free(s, full);
+		return NULL;
+	}
+	/* Re-check: an interrupt may have freed into main meanwhile. */
+	if (!pcs->main->size) {
+		old = pcs->main;
+		pcs->main = full;
+		stash_empty_sheaf_locked(s, pcs, old);
+	} else if (!pcs->spare) {
+		pcs->spare = full;
+	} else if (!pcs->spare->size) {
+		old = pcs->spare;
+		pcs->spare = full;
+		if (!barn_put_sheaf(s, old, false))
+			free_empty_sheaf(s, old);
+	} else {
+		barn_put_sheaf(s, full, true);  /* may exceed the limit */
+	}
+	return pcs;
+}
+
+void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	unsigned long flags;
+	void *object;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return NULL;
+	if (unlikely(!pcs->main->size)) {
+		pcs = pcs_replace_empty_main(s, pcs, gfp, &flags);
+		if (!pcs)
+			return NULL;
+	}
+	object = pcs->main->objects[--pcs->main->size];
+	pcs->alloc_pcs++;
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return object;
+}
+
+/*
+ * Main is full: make room (see the head comment), push object, unlock.
+ * False, with the lock dropped, when there was no way to keep the object
+ * (the caller frees it to its slab).
+ */
+static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
+					struct slub_percpu_sheaves *pcs,
+					void *object, unsigned long *flags)
+{
+	void *batch[SHEAF_FLUSH_BATCH];
+	struct slab_sheaf *main = pcs->main, *empty;
+	unsigned int nb = 0;
+
+	/* 1. A spare with room. */
+	if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
+		swap_main_spare_locked(s, pcs);
+		goto push;
+	}
+	/* 2. An empty sheaf from the barn for our full one. */
+	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false)
+					 : barn_replace_full_sheaf(s, main);
+	if (empty) {
+		pcs->main = empty;
+		goto push;
+	}
+	/* 3. A new empty sheaf, if the full one has somewhere to go. */
+	if (main == &bootstrap_sheaf || !pcs->spare ||
+	    barn_has_room_for_full(s)) {
+		local_unlock_irqrestore(&pcs->lock, *flags);
+		empty = alloc_empty_sheaf(s, GFP_NOWAIT, s->sheaf_capacity);
+		pcs = this_pcs(s);
+		if (!local_trylock_irqsave(&pcs->lock, *flags)) {
+			if (empty)
+				free_empty_sheaf(s, empty);
+			return false;
+		}
+		main = pcs->main;   /* re-read: interrupts may have run */
+		if (empty) {
+			if (main->size < main->capacity) {
+				stash_empty_sheaf_locked(s, pcs, empty);
+				goto push;
+			}
+			if (main == &bootstrap_sheaf) {
+				pcs->main = empty;
+				goto push;
+			}
+			if (!pcs->spare) {
+				pcs->spare = main;
+				pcs->main = empty;
+				goto push;
+			}
+			if (barn_put_sheaf(s, main, false)) {
+				pcs->main = empty;
+				goto push;
+			}
+			free_empty_sheaf(s, empty);
+		}
+		if (main->size < main->capacity)
+			goto push;
+		if (main == &bootstrap_sheaf) {
+			local_unlock_irqrestore(&pcs->lock, *flags);
+			return false;
+		}
+	}
+	/* 4. Flush a batch of main to the slabs, after unlocking. */
+	nb = min((unsigned int)SHEAF_FLUSH_BATCH, main->size);
+	main->size -= nb;
+	memcpy(batch, &main->objects[main->size], nb * sizeof(void *));
+	stat(s, SHEAF_FLUSH);
+push:
+	pcs->main->objects[pcs->main->size++] = object;
+	pcs->free_pcs++;
+	local_unlock_irqrestore(&pcs->lock, *flags);
+	if (nb)
+		__slab_free_bulk(s, nb, batch, _RET_IP_);
+	return true;
+}
+
+bool free_to_pcs(struct kmem_cache *s, void *object)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	unsigned long flags;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return false;
+	if (unlikely(pcs->main->size == pcs->main->capacity))
+		return free_to_pcs_slow(s, pcs, object, &flags);
+	pcs->main->objects[pcs->main->size++] = object;
+	pcs->free_pcs++;
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return true;
+}
+
+/* Up to nr objects from the sheaves (no refill: the caller asks the slabs
+ * for the rest in one batch).  Returns how many. */
+unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
+				 void **p)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	unsigned int got = 0, n;
+	struct slab_sheaf *full, *old;
+	unsigned long flags;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return 0;
+	for (;;) {
+		struct slab_sheaf *main = pcs->main;
+
+		n = min(nr - got, main->size);
+		main->size -= n;
+		memcpy(p + got, &main->objects[main->size], n * sizeof(void *));
+		got += n;
+		if (got == nr)
+			break;
+		if (pcs->spare && pcs->spare->size) {
+			swap_main_spare_locked(s, pcs);
+			continue;
+		}
+		full = barn_get_sheaf(s, true);
+		if (!full)
+			break;
+		old = pcs->main;
+		pcs->main = full;
+		stash_empty_sheaf_locked(s, pcs, old);
+	}
+	pcs->alloc_pcs += got;
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return got;
+}
+
+/* Up to nr objects into the sheaves; the caller frees the rest to slabs. */
+unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	struct slab_sheaf *empty;
+	unsigned int done = 0, n;
+	unsigned long flags;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return 0;
+	for (;;) {
+		struct slab_sheaf *main = pcs->main;
+
+		n = min(nr - done, main->capacity - main->size);
+		memcpy(&main->objects[main->size], p + done,
+		       n * sizeof(void *));
+		main->size += n;
+		done += n;
+		if (done == nr)
+			break;
+		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
+			swap_main_spare_locked(s, pcs);
+			continue;
+		}
+		if (main == &bootstrap_sheaf)
+			break;
+		empty = barn_replace_full_sheaf(s, main);
+		if (!empty)
+			break;
+		pcs->main = empty;
+	}
+	pcs->free_pcs += done;
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return done;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Flushing every CPU and the barn                                         */
+/* ---------------------------------------------------------------------- */
+
+/* Take the CPU's sheaves away, leaving it the bootstrap sheaf. */
+static void pcs_detach(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
+		       struct slab_sheaf **main, struct slab_sheaf **spare)
+{
+	unsigned long flags;
+
+	*main = *spare = NULL;
+	if (WARN_ON(!local_trylock_irqsave(&pcs->lock, flags)))
+		return;
+	*main = pcs->main;
+	*spare = pcs->spare;
+	pcs->main = &bootstrap_sheaf;
+	pcs->spare = NULL;
+	local_unlock_irqrestore(&pcs->lock, flags);
+	(void)s;
+}
+
+static void flush_pcs(struct kmem_cache *s, struct slub_percpu_sheaves *pcs)
+{
+	struct slab_sheaf *main, *spare;
+
+	pcs_detach(s, pcs, &main, &spare);
+	sheaf_flush_and_free(s, main);
+	sheaf_flush_and_free(s, spare);
+}
+
+/* Runs on each CPU (an IPI in the kernel). */
+static void flush_cpu_sheaves(void *info)
+{
+	struct kmem_cache *s = info;
+
+	flush_pcs(s, this_pcs(s));
+}
+
+static void barn_shrink(struct kmem_cache *s)
+{
+	struct node_barn *barn = cache_barn(s);
+	struct slab_sheaf *sheaf, *next;
+	unsigned long flags;
+	LIST_HEAD(full);
+	LIST_HEAD(empty);
+
+	spin_lock_irqsave(&barn->lock, flags);
+	while ((sheaf = barn_take_locked(barn, true)))
+		list_add(&sheaf->barn_list, &full);
+	while ((sheaf = barn_take_locked(barn, false)))
+		list_add(&sheaf->barn_list, &empty);
+	spin_unlock_irqrestore(&barn->lock, flags);
+
+	list_for_each_entry_safe(sheaf, next, &full, barn_list) {
+		list_del_init(&sheaf->barn_list);
+		sheaf_flush_and_free(s, sheaf);
+	}
+	list_for_each_entry_safe(sheaf, next, &empty, barn_list) {
+		list_del_init(&sheaf->barn_list);
+		free_empty_sheaf(s, sheaf);
+	}
+}
+
+void flush_all_sheaves(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	if (!cache_has_sheaves(s))
+		return;
+	on_each_cpu(flush_cpu_sheaves, s, true);
+	/* CPUs that are not online run nothing: flush theirs from here. */
+	for (cpu = nr_cpu_ids; cpu < NR_CPUS; cpu++)
+		if (s->cpu_sheaves[cpu].main != &bootstrap_sheaf ||
+		    s->cpu_sheaves[cpu].spare)
+			flush_pcs(s, &s->cpu_sheaves[cpu]);
+	barn_shrink(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Prefilled sheaves                                                       */
+/* ---------------------------------------------------------------------- */
+
+/* An oversize sheaf (count beyond the capacity, or a cache without
+ * sheaves): exactly count objects, given back by flushing. */
+static struct slab_sheaf *prefill_oversize(struct kmem_cache *s, gfp_t gfp,
+					   unsigned int count)
+{
+	struct slab_sheaf *sheaf = alloc_empty_sheaf(s, gfp, count);
+
+	if (!sheaf)
+		return NULL;
+	if (refill_sheaf(s, sheaf, gfp) < count) {
+		sheaf_flush_and_free(s, sheaf);
+		return NULL;
+	}
+	return sheaf;
+}
+
+struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
+					    unsigned int count)
+{
+	struct slub_percpu_sheaves *pcs;
+	struct slab_sheaf *sheaf = NULL;
+	unsigned long flags;
+
+	if (count > s->sheaf_capacity) {
+		sheaf = prefill_oversize(s, gfp, count);
+		goto out;
+	}
+	/* The CPU's spare, if it holds enough. */
+	pcs = this_pcs(s);
+	if (local_trylock_irqsave(&pcs->lock, flags)) {
+		if (pcs->spare && pcs->spare->size >= count) {
+			sheaf = pcs->spare;
+			pcs->spare = NULL;
+		}
+		local_unlock_irqrestore(&pcs->lock, flags);
+	}
+	if (!sheaf)
+		sheaf = barn_get_sheaf(s, true);
+	if (!sheaf)
+		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
+	if (!sheaf)
+		return NULL;
+	if (sheaf->size < count)
+		refill_sheaf(s, sheaf, gfp);
+	if (sheaf->size < count) {
+		kmem_cache_return_sheaf(s, gfp, sheaf);
+		return NULL;
+	}
+out:
+	if (sheaf)
+		stat(s, SHEAF_PREFILL);
+	return sheaf;
+}
+
+void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp,
+				  struct slab_sheaf *sheaf)
+{
+	void *object;
+
+	if (WARN_ON(sheaf->cache != s) || !sheaf->size)
+		return NULL;
+	object = sheaf->objects[--sheaf->size];
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
+int kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp,
+			    struct slab_sheaf **sheafp, unsigned int size)
+{
+	struct slab_sheaf *sheaf = *sheafp, *bigger;
+
+	if (sheaf->size >= size)
+		return 0;
+	if (size > sheaf->capacity) {
+		bigger = kmem_cache_prefill_sheaf(s, gfp, size);
+		if (!bigger)
+			return -ENOMEM;
+		kmem_cache_return_sheaf(s, gfp, sheaf);
+		*sheafp = bigger;
+		return 0;
+	}
+	refill_sheaf(s, sheaf, gfp);
+	return sheaf->size >= size ? 0 : -ENOMEM;
+}
+
+void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
+			     struct slab_sheaf *sheaf)
+{
+	struct slub_percpu_sheaves *pcs;
+	unsigned long flags;
+
+	(void)gfp;
+	stat(s, SHEAF_RETURN);
+	if (sheaf->capacity != s->sheaf_capacity || !cache_has_sheaves(s)) {
+		sheaf_flush_and_free(s, sheaf);
+		return;
+	}
+	pcs = this_pcs(s);
+	if (local_trylock_irqsave(&pcs->lock, flags)) {
+		if (!pcs->spare) {
+			pcs->spare = sheaf;
+			sheaf = NULL;
+		}
+		local_unlock_irqrestore(&pcs->lock, flags);
+	}
+	if (!sheaf)
+		return;
+	if (sheaf->size == sheaf->capacity && barn_put_sheaf(s, sheaf, false))
+		return;
+	sheaf_flush(s, sheaf);
+	if (!barn_put_sheaf(s, sheaf, false))
+		free_empty_sheaf(s, sheaf);
+}
+
+unsigned int kmem_cache_sheaf_size(const struct slab_sheaf *sheaf)
+{
+	return sheaf->size;
+}

@@ -1,0 +1,1138 @@
+/*
+ * slab.c - object caches over buddy blocks: slabs, hardened freelists,
+ * cache creation and destruction, debugging, and slabinfo.
+ *
+ * A slab is a buddy block of 2^s->order pages cut into s->objects objects
+ * of s->size bytes.  Every page of the block has PG_slab and points at the
+ * head page (page->private_data), so virt_to_slab() finds the head from any
+ * address inside; the head's slab arm holds the cache, the freelist and the
+ * count of objects handed out (inuse).
+ *
+ * Free objects of a slab form a singly linked list through a free pointer
+ * stored inside each object at s->offset.  The pointer is *hardened*: what
+ * is stored is  next ^ s->random ^ (address of the slot itself),  so a
+ * stray write of a plausible pointer decodes to garbage, and the decoded
+ * value is checked to lie on an object boundary inside the same slab
+ * before it is followed.  The head (page->freelist) is encoded the same
+ * way against its own address.
+ *
+ * Object layout (stride s->size):
+ *
+ *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | pad to align |
+ *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
+ *
+ * The free pointer lives in the middle of the object unless a constructor
+ * or poisoning needs the whole object, then it sits after it.  Debug
+ * caches (any SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each
+ * object as it leaves and enters a slab, under list_lock; they have no
+ * sheaves, so every object passes those checks.
+ *
+ * Slabs of a node sit on `partial` (some objects free) or `full` (none
+ * free).  A slab that becomes empty goes back to the buddy unless fewer
+ * than s->min_partial slabs are on the partial list.  Tracking full slabs
+ * costs a list move and lets kmem_cache_destroy() name every leaked object.
+ *
+ * Lock order (outermost first), for the whole slab allocator:
+ *
+ *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c)
+ *   2. node->barn.lock         spinlock, IRQs off (sheaf.c)
+ *   3. node->list_lock         spinlock, IRQs off (this file)
+ *   4. the page allocator's locks (pcp->lock, zone->lock)
+ *
+ * No path takes them in another order, and 2 and 3 are never held
+ * together: sheaf.c moves sheaves under the barn lock but flushes or
+ * refills their objects only after dropping it.  list_lock is never held
+ * across alloc_pages()/__free_pages(): new slabs are made before taking it
+ * and empty ones freed after dropping it, so a later trylock-only path
+ * (kmalloc_nolock) can swap in try_alloc_pages() without inverting any
+ * order.  Functions ending in _locked expect list_lock held.
+ */
+#include <kernel.h>
+#include <printk.h>
+#include <prandom.h>
+#include <string.h>
+#include "slab_internal.h"
+
+#define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
+#define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
+#define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
+#define MIN_PARTIAL_LOW    2
+#define MIN_PARTIAL_HIGH   5
+#define WORD               sizeof(void *)
+
+/* Debug byte patterns (the values Linux uses, so dumps look familiar). */
+#define POISON_FREE        0x6b  /* a free object's bytes */
+#define POISON_END         0xa5  /* a free object's last byte */
+#define SLUB_RED_INACTIVE  0xbb  /* red zone of a free object */
+#define SLUB_RED_ACTIVE    0xcc  /* red zone of an allocated object */
+#define REDZONE_SIZE       WORD
+
+BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SLAB_CACHE_LINE);
+BUILD_BUG_ON(offsetof(struct kmem_cache, cpu_sheaves) != 0);
+
+LIST_HEAD(slab_caches);
+DEFINE_SPINLOCK(slab_caches_lock);
+
+bool slab_report_count_only;
+unsigned long slab_reports;
+
+static bool slab_up;
+static slab_flags_t slub_debug_flags;
+static const char *slub_debug_names;   /* ",a,b" after the letters, or NULL */
+static unsigned long cache_serial;
+
+/* The cache of struct kmem_cache, itself static so it needs no cache. */
+static struct kmem_cache kmem_cache_boot __aligned(SLAB_CACHE_LINE);
+
+/* Kernel symbol lookup when linked into the kernel; absent on the host. */
+void kallsyms_format(unsigned long addr, char *buf, size_t size)
+	__attribute__((weak));
+
+const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
+	[ALLOC_PCS] = "alloc_pcs",         [ALLOC_SLOWPATH] = "alloc_slow",
+	[FREE_PCS] = "free_pcs",           [FREE_SLOWPATH] = "free_slow",
+	[SHEAF_SWAP] = "sheaf_swap",       [SHEAF_REFILL] = "sheaf_refill",
+	[SHEAF_FLUSH] = "sheaf_flush",     [SHEAF_ALLOC] = "sheaf_alloc",
+	[SHEAF_FREE] = "sheaf_free",       [BARN_GET] = "barn_get",
+	[BARN_GET_FAIL] = "barn_get_fail", [BARN_PUT] = "barn_put",
+	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
+	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
+	[FREE_SLAB] = "slab_free",
+};
+
+bool slab_is_available(void)
+{
+	return slab_up;
+}
+
+const char *kmem_cache_name(const struct kmem_cache *s)
+{
+	return s->name;
+}
+
+unsigned int kmem_cache_size(const struct kmem_cache *s)
+{
+	return s->object_size;
+}
+
+static bool is_debug_cache(const struct kmem_cache *s)
+{
+	return s->flags & SLAB_DEBUG_FLAGS;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slabs and object addresses                                              */
+/* ---------------------------------------------------------------------- */
+
+static void *slab_base(const struct page *slab)
+{
+	return page_address(slab);
+}
+
+/* The head page of the slab holding addr, or NULL if addr is no slab's. */
+struct page *virt_to_slab(const void *addr)
+{
+	unsigned long pfn = virt_to_phys(addr) >> PAGE_SHIFT;
+	struct page *page;
+
+	if (!pfn_valid(pfn))
+		return NULL;
+	page = pfn_to_page(pfn);
+	if (!(READ_ONCE(page->flags) & PG_slab))
+		return NULL;
+	return (struct page *)page->private_data;
+}
+
+/* Index of object in slab, or -1 if it is not an object's first byte. */
+static long object_index(const struct kmem_cache *s, const struct page *slab,
+			 const void *object)
+{
+	unsigned long off = (unsigned long)object -
+			    (unsigned long)slab_base(slab);
+
+	if ((unsigned long)object < (unsigned long)slab_base(slab) ||
+	    off % s->size || off / s->size >= slab->objects)
+		return -1;
+	return (long)(off / s->size);
+}
+
+/* ---- the hardened free pointer ---- */
+
+static unsigned long freeptr_encode(const struct kmem_cache *s, void *ptr,
+				    const void *slot)
+{
+	return (unsigned long)ptr ^ s->random ^ (unsigned long)slot;
+}
+
+static void *freeptr_decode(const struct kmem_cache *s, unsigned long stored,
+			    const void *slot)
+{
+	return (void *)(stored ^ s->random ^ (unsigned long)slot);
+}
+
+static void **freeptr_slot(const struct kmem_cache *s, void *object)
+{
+	return (void **)((char *)object + s->offset);
+}
+
+static void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return freeptr_decode(s, (unsigned long)*slot, slot);
+}
+
+static void set_freepointer(const struct kmem_cache *s, void *object,
+			    void *next)
+{
+	void **slot = freeptr_slot(s, object);
+
+	*slot = (void *)freeptr_encode(s, next, slot);
+}
+
+static void *slab_freelist(const struct kmem_cache *s, struct page *slab)
+{
+	return freeptr_decode(s, (unsigned long)slab->freelist,
+			      &slab->freelist);
+}
+
+static void set_slab_freelist(const struct kmem_cache *s, struct page *slab,
+			      void *object)
+{
+	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reports                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static void format_caller(unsigned long addr, char *buf, size_t size)
+{
+	if (kallsyms_format)
+		kallsyms_format(addr, buf, size);
+	else
+		snprintf(buf, size, "%#lx", addr);
+}
+
+static struct slab_track *object_tracks(const struct kmem_cache *s,
+					void *object)
+{
+	unsigned int off = s->inuse;
+
+	if (s->flags & SLAB_RED_ZONE)
+		off += REDZONE_SIZE;
+	if (s->offset >= s->inuse)
+		off += WORD;
+	return (struct slab_track *)((char *)object + off);
+}
+
+static void print_track(const char *what, const struct slab_track *t)
+{
+	char sym[96];
+
+	if (!t->valid)
+		return;
+	format_caller(t->addr, sym, sizeof(sym));
+	pr_err("  last %s by %s on cpu%u\n", what, sym, t->cpu);
+}
+
+/*
+ * Report a problem with an object.  Panics unless the tests asked for
+ * reports to be counted (slab_report_count_only).
+ */
+void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
+	      const char *fmt, ...)
+{
+	char msg[128], sym[96];
+	struct page *slab = object ? virt_to_slab(object) : NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	format_caller(caller, sym, sizeof(sym));
+	pr_err("=============================================================\n");
+	pr_err("BUG %s: %s\n", s ? s->name : "(no cache)", msg);
+	if (slab && s && slab->slab_cache == s)
+		pr_err("  object %p (slab %p, object %ld of %u)\n", object,
+		       slab_base(slab), object_index(s, slab, object),
+		       slab->objects);
+	else
+		pr_err("  object %p (not in a slab of this cache)\n", object);
+	pr_err("  caller %s\n", sym);
+	if (s && (s->flags & SLAB_STORE_USER) && slab && slab->slab_cache == s &&
+	    object_index(s, slab, object) >= 0) {
+		struct slab_track *t = object_tracks(s, (void *)object);
+
+		print_track("alloc", &t[0]);
+		print_track("free", &t[1]);
+	}
+	if (!slab_report_count_only)
+		panic("slab: %s in cache %s (object %p)", msg,
+		      s ? s->name : "?", object);
+	__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Debug checks (debug caches only, under list_lock)                       */
+/* ---------------------------------------------------------------------- */
+
+static unsigned int red_zone_end(const struct kmem_cache *s)
+{
+	return s->inuse + REDZONE_SIZE;
+}
+
+static void set_track(struct kmem_cache *s, void *object, int which,
+		      unsigned long caller)
+{
+	struct slab_track *t;
+
+	if (!(s->flags & SLAB_STORE_USER))
+		return;
+	t = &object_tracks(s, object)[which];
+	t->addr = caller;
+	t->cpu = smp_processor_id();
+	t->valid = 1;
+}
+
+/* Fill the debug areas for a free (active == false) or allocated object. */
+static void init_object(struct kmem_cache *s, void *object, bool active)
+{
+	u8 *p = object;
+
+	if ((s->flags & SLAB_POISON) && !active) {
+		memset(p, POISON_FREE, s->object_size - 1);
+		p[s->object_size - 1] = POISON_END;
+	}
+	if (s->flags & SLAB_RED_ZONE)
+		memset(p + s->object_size,
+		       active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE,
+		       red_zone_end(s) - s->object_size);
+}
+
+/* First byte in [from, to) of object that is not `value`, or -1. */
+static long first_mismatch(const u8 *p, unsigned int from, unsigned int to,
+			   u8 value)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		if (p[i] != value)
+			return i;
+	return -1;
+}
+
+static bool red_zone_is(const struct kmem_cache *s, const void *object,
+			u8 value)
+{
+	return first_mismatch(object, s->object_size, red_zone_end(s),
+			      value) < 0;
+}
+
+/* An object leaving its slab: it must still look free and untouched. */
+static void alloc_debug_checks(struct kmem_cache *s, void *object,
+			       unsigned long caller)
+{
+	const u8 *p = object;
+
+	if ((s->flags & SLAB_RED_ZONE) &&
+	    !red_zone_is(s, object, SLUB_RED_INACTIVE))
+		slab_bug(s, object, caller,
+			 "Redzone overwritten while the object was free");
+	if (s->flags & SLAB_POISON) {
+		long bad = first_mismatch(p, 0, s->object_size - 1,
+					  POISON_FREE);
+
+		if (bad < 0 && p[s->object_size - 1] != POISON_END)
+			bad = s->object_size - 1;
+		if (bad >= 0)
+			slab_bug(s, object, caller,
+				 "Poison overwritten (write after free): byte %ld is %#x",
+				 bad, p[bad]);
+	}
+	init_object(s, object, true);
+	set_track(s, object, 0, caller);
+}
+
+static bool on_freelist_locked(struct kmem_cache *s, struct page *slab,
+			       void *object)
+{
+	void *p = slab_freelist(s, slab);
+	unsigned int n = 0;
+
+	while (p && n++ <= slab->objects) {
+		if (p == object)
+			return true;
+		if (object_index(s, slab, p) < 0)
+			return false;   /* corrupt: reported when popped */
+		p = get_freepointer(s, p);
+	}
+	return false;
+}
+
+/*
+ * An object entering its slab.  False (after a report) when the free must
+ * be refused: not an object, or already free.  A damaged red zone is
+ * reported, repaired, and the object freed.
+ */
+static bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
+				     void *object, unsigned long caller)
+{
+	if (object_index(s, slab, object) < 0) {
+		slab_bug(s, object, caller,
+			 "invalid free: not the start of an object");
+		return false;
+	}
+	if (s->flags & SLAB_RED_ZONE) {
+		if (red_zone_is(s, object, SLUB_RED_INACTIVE)) {
+			slab_bug(s, object, caller, "double free");
+			return false;
+		}
+		if (!red_zone_is(s, object, SLUB_RED_ACTIVE))
+			slab_bug(s, object, caller,
+				 "Redzone overwritten (write past the end)");
+	} else if (on_freelist_locked(s, slab, object)) {
+		slab_bug(s, object, caller, "double free");
+		return false;
+	}
+	init_object(s, object, false);
+	set_track(s, object, 1, caller);
+	return true;
+}
+
+/*
+ * Cheap check on every free, debug or not: object must be in a slab of s.
+ * Debug caches check the rest (boundary, double free) under list_lock.
+ */
+bool slab_free_check(struct kmem_cache *s, const void *object,
+		     unsigned long caller)
+{
+	struct page *slab = virt_to_slab(object);
+
+	if (unlikely(!slab || slab->slab_cache != s)) {
+		slab_bug(s, object, caller,
+			 "invalid free: not an object of this cache%s%s",
+			 slab ? ", it belongs to " : "",
+			 slab ? slab->slab_cache->name : "");
+		return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Making and unmaking slabs (no lock held)                                */
+/* ---------------------------------------------------------------------- */
+
+static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	unsigned int i, nr_pages = 1u << s->order;
+	struct page *slab;
+	char *base, *p;
+
+	slab = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
+	if (!slab)
+		return NULL;
+	for (i = 0; i < nr_pages; i++) {
+		slab[i].flags |= PG_slab;
+		slab[i].private_data = (unsigned long)slab;
+	}
+	slab->slab_cache = s;
+	slab->objects = s->objects;
+	slab->inuse = 0;
+	INIT_LIST_HEAD(&slab->lru);
+
+	/* Link the objects in address order; run each constructor once. */
+	base = slab_base(slab);
+	for (i = 0; i < s->objects; i++) {
+		p = base + (unsigned long)i * s->size;
+		if (is_debug_cache(s))
+			init_object(s, p, false);
+		if (s->ctor)
+			s->ctor(p);
+		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+	}
+	set_slab_freelist(s, slab, base);
+	stat(s, ALLOC_SLAB);
+	return slab;
+}
+
+static void free_slab(struct kmem_cache *s, struct page *slab)
+{
+	unsigned int i, nr_pages = 1u << s->order;
+
+	for (i = 0; i < nr_pages; i++) {
+		slab[i].flags &= ~PG_slab;
+		slab[i].private_data = 0;
+	}
+	slab->slab_cache = NULL;
+	slab->freelist = NULL;
+	slab->inuse = 0;
+	slab->objects = 0;
+	INIT_LIST_HEAD(&slab->lru);
+	__free_pages(slab, s->order);
+	stat(s, FREE_SLAB);
+}
+
+static void free_slab_list(struct kmem_cache *s, struct list_head *list)
+{
+	struct page *slab, *next;
+
+	list_for_each_entry_safe(slab, next, list, lru) {
+		list_del(&slab->lru);
+		free_slab(s, slab);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Objects to and from slabs (list_lock)                                   */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Locking of list_lock.  allow_spin is false for the any-context paths
+ * that a later issue adds (they must only trylock); today every caller
+ * may spin.
+ */
+static bool list_lock_irqsave(struct kmem_cache_node *n, bool allow_spin,
+			      unsigned long *flags)
+{
+	if (!allow_spin)
+		return spin_trylock_irqsave(&n->list_lock, *flags);
+	spin_lock_irqsave(&n->list_lock, *flags);
+	return true;
+}
+
+/*
+ * Take up to nr objects from one slab on the partial list; move it to
+ * `full` when it runs out.  A decoded free pointer that is not an object
+ * of this slab is reported and never followed: the objects beyond it are
+ * lost (counted as in use) rather than handed out.  Returns how many.
+ */
+static unsigned int take_from_slab_locked(struct kmem_cache *s,
+					  struct kmem_cache_node *n,
+					  struct page *slab, unsigned int nr,
+					  void **p, unsigned long caller)
+{
+	void *object = slab_freelist(s, slab);
+	unsigned int got = 0;
+	bool lost = false;
+
+	lockdep_assert_held(&n->list_lock);
+	while (got < nr && object) {
+		void *next = get_freepointer(s, object);
+
+		if (unlikely(next && object_index(s, slab, next) < 0)) {
+			slab_bug(s, object, caller,
+				 "free pointer corrupted: it decodes to %p, not an object of this slab",
+				 next);
+			next = NULL;
+			lost = true;
+		}
+		if (is_debug_cache(s))
+			alloc_debug_checks(s, object, caller);
+		p[got++] = object;
+		slab->inuse++;
+		object = next;
+	}
+	set_slab_freelist(s, slab, object);
+	if (lost)
+		slab->inuse = slab->objects;
+	if (!object) {
+		list_move(&slab->lru, &n->full);
+		n->nr_partial--;
+	}
+	return got;
+}
+
+/*
+ * Take nr objects from the node's slabs, making new slabs as needed.
+ * Returns how many it got (fewer only when the buddy has no memory).
+ */
+unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
+			       unsigned int nr, void **p, unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	unsigned int got = 0;
+	unsigned long flags;
+	struct page *slab;
+
+	while (got < nr) {
+		list_lock_irqsave(n, true, &flags);
+		while (got < nr && !list_empty(&n->partial)) {
+			slab = list_first_entry(&n->partial, struct page, lru);
+			got += take_from_slab_locked(s, n, slab, nr - got,
+						     p + got, caller);
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		if (got == nr)
+			break;
+
+		/* No lock held: the buddy may take its own. */
+		slab = allocate_slab(s, gfp);
+		if (!slab)
+			break;
+		list_lock_irqsave(n, true, &flags);
+		list_add(&slab->lru, &n->partial);
+		n->nr_partial++;
+		n->nr_slabs++;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	return got;
+}
+
+/*
+ * Put one object back on its slab.  An empty slab beyond the node's
+ * minimum is unlinked onto *discard for the caller to free unlocked.
+ */
+static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+				struct page *slab, void *object,
+				struct list_head *discard, unsigned long caller)
+{
+	lockdep_assert_held(&n->list_lock);
+	if (is_debug_cache(s) &&
+	    !free_debug_checks_locked(s, slab, object, caller))
+		return;
+	set_freepointer(s, object, slab_freelist(s, slab));
+	set_slab_freelist(s, slab, object);
+	if (slab->inuse-- == slab->objects) {
+		list_move(&slab->lru, &n->partial);
+		n->nr_partial++;
+	}
+	if (slab->inuse == 0 && n->nr_partial > s->min_partial) {
+		list_move(&slab->lru, discard);
+		n->nr_partial--;
+		n->nr_slabs--;
+	}
+}
+
+void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
+		      unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	LIST_HEAD(discard);
+	unsigned long flags;
+	unsigned int i;
+
+	list_lock_irqsave(n, true, &flags);
+	for (i = 0; i < nr; i++)
+		free_to_slab_locked(s, n, virt_to_slab(p[i]), p[i], &discard,
+				    caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	free_slab_list(s, &discard);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Cache geometry                                                          */
+/* ---------------------------------------------------------------------- */
+
+static unsigned int ilog2_u(unsigned int v)
+{
+	return 31 - (unsigned int)__builtin_clz(v);
+}
+
+/* Where the metadata goes and how far apart objects are. */
+static void calculate_sizes(struct kmem_cache *s)
+{
+	unsigned int off;
+
+	s->inuse = ALIGN_UP(s->object_size, (unsigned int)WORD);
+	off = s->inuse;
+	if (s->flags & SLAB_RED_ZONE)
+		off += REDZONE_SIZE;
+	if (s->ctor || (s->flags & SLAB_POISON)) {
+		s->offset = off;            /* the whole object is in use */
+		off += WORD;
+	} else {
+		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)WORD);
+	}
+	if (s->flags & SLAB_STORE_USER)
+		off += 2 * sizeof(struct slab_track);
+	s->size = ALIGN_UP(off, s->align);
+}
+
+/*
+ * The slab order: the smallest that holds SLAB_MIN_OBJECTS (or as many as
+ * the largest order can) wasting at most 1/8 of the block; failing that,
+ * the order that wastes the least.
+ */
+static bool calculate_order(struct kmem_cache *s)
+{
+	unsigned int order, best = 0, best_waste = ~0u, want;
+	unsigned long bytes;
+
+	if (s->size > (PAGE_SIZE << SLAB_MAX_ORDER))
+		return false;
+	want = min((unsigned int)((PAGE_SIZE << SLAB_MAX_ORDER) / s->size),
+		   (unsigned int)SLAB_MIN_OBJECTS);
+	for (order = 0; order <= SLAB_MAX_ORDER; order++) {
+		unsigned int objs, waste;
+
+		bytes = PAGE_SIZE << order;
+		objs = min((unsigned int)(bytes / s->size),
+			   (unsigned int)SLAB_MAX_OBJECTS);
+		if (!objs)
+			continue;
+		waste = (unsigned int)(bytes - (unsigned long)objs * s->size);
+		if (objs >= want && waste * 8 <= bytes) {
+			best = order;
+			break;
+		}
+		/* Compare waste as a fraction of the block. */
+		if ((unsigned long)waste * (PAGE_SIZE << SLAB_MAX_ORDER) / bytes <
+		    best_waste) {
+			best_waste = (unsigned int)((unsigned long)waste *
+				(PAGE_SIZE << SLAB_MAX_ORDER) / bytes);
+			best = order;
+		}
+	}
+	s->order = best;
+	s->objects = min((unsigned int)((PAGE_SIZE << best) / s->size),
+			 (unsigned int)SLAB_MAX_OBJECTS);
+	return true;
+}
+
+static bool slub_debug_selects(const char *name)
+{
+	const char *p = slub_debug_names;
+	size_t len = strlen(name);
+
+	if (!slub_debug_flags)
+		return false;
+	if (!p || !*p)
+		return true;            /* no names: every cache */
+	while (*p) {
+		const char *end;
+
+		p++;                    /* the comma */
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
+			return true;
+		p = end;
+	}
+	return false;
+}
+
+/* `slub_debug=[FZPU][,cache,...]`: no letters means all checks. */
+static void slub_debug_parse(const char *opt)
+{
+	if (!opt)
+		return;
+	for (; *opt && *opt != ','; opt++) {
+		switch (*opt) {
+		case 'F': case 'f': slub_debug_flags |= SLAB_CONSISTENCY_CHECKS; break;
+		case 'Z': case 'z': slub_debug_flags |= SLAB_RED_ZONE; break;
+		case 'P': case 'p': slub_debug_flags |= SLAB_POISON; break;
+		case 'U': case 'u': slub_debug_flags |= SLAB_STORE_USER; break;
+		default:
+			pr_warn("slub_debug: unknown flag '%c' ignored\n", *opt);
+		}
+	}
+	if (!slub_debug_flags)
+		slub_debug_flags = SLAB_DEBUG_FLAGS;
+	slub_debug_names = *opt ? opt : NULL;
+}
+
+/* A per-cache random value: the boot seed, mixed with the cache's name,
+ * address and creation number. */
+static unsigned long cache_random(const struct kmem_cache *s)
+{
+	struct rnd_state r;
+	unsigned long h = (unsigned long)s ^ ++cache_serial;
+	const char *c;
+
+	for (c = s->name; *c; c++)
+		h = h * 31 + (unsigned char)*c;
+	prandom_seed_state(&r, boot_seed ^ h);
+	return (unsigned long)prandom_u64_state(&r) | 1;
+}
+
+static int setup_cache(struct kmem_cache *s, const char *name,
+		       unsigned int size, const struct kmem_cache_args *args,
+		       slab_flags_t flags)
+{
+	unsigned int align = args->align ? args->align : (unsigned int)WORD;
+
+	if (!size || (align & (align - 1)))
+		return -1;
+	if (slub_debug_selects(name))
+		flags |= slub_debug_flags;
+	if (args->ctor)
+		flags &= ~SLAB_POISON;  /* poison would undo the constructor */
+	if ((flags & SLAB_HWCACHE_ALIGN) && size > SLAB_CACHE_LINE / 2)
+		align = max(align, (unsigned int)SLAB_CACHE_LINE);
+	s->name = name;
+	s->object_size = size;
+	s->align = max(align, (unsigned int)WORD);
+	s->flags = flags;
+	s->ctor = args->ctor;
+	s->refcount = 1;
+	calculate_sizes(s);
+	if (!calculate_order(s))
+		return -1;
+	s->min_partial = min(max(ilog2_u(s->size) / 2,
+				 (unsigned int)MIN_PARTIAL_LOW),
+			     (unsigned int)MIN_PARTIAL_HIGH);
+	s->random = cache_random(s);
+
+	spin_lock_init(&s->node.list_lock, "slab list_lock");
+	INIT_LIST_HEAD(&s->node.partial);
+	INIT_LIST_HEAD(&s->node.full);
+	s->sheaf_capacity = is_debug_cache(s) ? 0 :
+		calculate_sheaf_capacity(s, args->sheaf_capacity);
+	pcs_init(s);
+	return 0;
+}
+
+static void add_to_cache_list(struct kmem_cache *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_add_tail(&s->list, &slab_caches);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
+					  const struct kmem_cache_args *args,
+					  slab_flags_t flags)
+{
+	static const struct kmem_cache_args none;
+	struct kmem_cache *s;
+
+	if (WARN_ON(!slab_up))
+		return NULL;
+	s = kmem_cache_alloc(&kmem_cache_boot, GFP_KERNEL | __GFP_ZERO);
+	if (!s)
+		return NULL;
+	if (setup_cache(s, name, size, args ? args : &none, flags)) {
+		pr_err("kmem_cache_create(%s): size %u cannot be a slab cache\n",
+		       name, size);
+		kmem_cache_free(&kmem_cache_boot, s);
+		return NULL;
+	}
+	add_to_cache_list(s);
+	return s;
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, slab_flags_t flags,
+				     void (*ctor)(void *))
+{
+	struct kmem_cache_args args = {
+		.align = align,
+		.ctor = ctor,
+		.sheaf_capacity = SHEAF_CAPACITY_DEFAULT,
+	};
+
+	return kmem_cache_create_args(name, size, &args, flags);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Allocation and free                                                     */
+/* ---------------------------------------------------------------------- */
+
+void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
+{
+	void *object = NULL;
+
+	if (cache_has_sheaves(s))
+		object = alloc_from_pcs(s, gfp);
+	if (!object) {
+		if (__slab_alloc_bulk(s, gfp, 1, &object, caller) != 1)
+			return NULL;
+		stat(s, ALLOC_SLOWPATH);
+	}
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return slab_alloc_caller(s, gfp, _RET_IP_);
+}
+
+void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
+{
+	if (!slab_free_check(s, object, caller))
+		return;
+	if (cache_has_sheaves(s) && free_to_pcs(s, object))
+		return;
+	__slab_free_bulk(s, 1, &object, caller);
+	stat(s, FREE_SLOWPATH);
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *object)
+{
+	if (!object)
+		return;
+	slab_free(s, object, _RET_IP_);
+}
+
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
+			  void **p)
+{
+	unsigned int got = 0, slow;
+	size_t i;
+
+	if (cache_has_sheaves(s))
+		got = alloc_from_pcs_bulk(s, (unsigned int)nr, p);
+	if (got < nr) {
+		slow = __slab_alloc_bulk(s, gfp, (unsigned int)nr - got,
+					 p + got, _RET_IP_);
+		stat_add(s, ALLOC_SLOWPATH, slow);
+		got += slow;
+	}
+	if (got < nr) {
+		kmem_cache_free_bulk(s, got, p);
+		return 0;
+	}
+	if (gfp & __GFP_ZERO)
+		for (i = 0; i < nr; i++)
+			memset(p[i], 0, s->object_size);
+	return (int)nr;
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
+{
+	unsigned int done = 0;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!p[i] || virt_to_slab(p[i]) == NULL ||
+		    virt_to_slab(p[i])->slab_cache != s) {
+			/* Something odd in the batch: one at a time. */
+			for (i = 0; i < nr; i++)
+				kmem_cache_free(s, p[i]);
+			return;
+		}
+	}
+	if (cache_has_sheaves(s))
+		done = free_to_pcs_bulk(s, (unsigned int)nr, p);
+	if (done < nr) {
+		__slab_free_bulk(s, (unsigned int)nr - done, p + done, _RET_IP_);
+		stat_add(s, FREE_SLOWPATH, nr - done);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Shrinking and destruction                                               */
+/* ---------------------------------------------------------------------- */
+
+/* Unlink every empty slab of the node onto *discard. */
+static void collect_empty_slabs_locked(struct kmem_cache_node *n,
+				       struct list_head *discard)
+{
+	struct page *slab, *next;
+
+	lockdep_assert_held(&n->list_lock);
+	list_for_each_entry_safe(slab, next, &n->partial, lru) {
+		if (slab->inuse)
+			continue;
+		list_move(&slab->lru, discard);
+		n->nr_partial--;
+		n->nr_slabs--;
+	}
+}
+
+void kmem_cache_shrink(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	LIST_HEAD(discard);
+	unsigned long flags;
+
+	flush_all_sheaves(s);
+	spin_lock_irqsave(&n->list_lock, flags);
+	collect_empty_slabs_locked(n, &discard);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	free_slab_list(s, &discard);
+}
+
+/* Name every allocated object of one slab; returns how many. */
+static unsigned int report_leaks_in_slab_locked(struct kmem_cache *s,
+						struct page *slab)
+{
+	u64 is_free[SLAB_MAX_OBJECTS / 64] = { 0 };
+	unsigned int i, leaks = 0, n = 0;
+	void *p = slab_freelist(s, slab);
+	char sym[96];
+
+	while (p && n++ < slab->objects && object_index(s, slab, p) >= 0) {
+		long idx = object_index(s, slab, p);
+
+		is_free[idx / 64] |= 1ull << (idx % 64);
+		p = get_freepointer(s, p);
+	}
+	for (i = 0; i < slab->objects; i++) {
+		char *obj = (char *)slab_base(slab) + (unsigned long)i * s->size;
+
+		if (is_free[i / 64] & (1ull << (i % 64)))
+			continue;
+		leaks++;
+		if (s->flags & SLAB_STORE_USER) {
+			format_caller(object_tracks(s, obj)[0].addr, sym,
+				      sizeof(sym));
+			pr_err("kmem_cache_destroy %s: object %p still allocated (by %s)\n",
+			       s->name, obj, sym);
+		} else {
+			pr_err("kmem_cache_destroy %s: object %p still allocated\n",
+			       s->name, obj);
+		}
+	}
+	return leaks;
+}
+
+static unsigned long report_leaks_locked(struct kmem_cache *s,
+					 struct kmem_cache_node *n)
+{
+	unsigned long leaks = 0;
+	struct page *slab;
+
+	list_for_each_entry(slab, &n->partial, lru)
+		if (slab->inuse)
+			leaks += report_leaks_in_slab_locked(s, slab);
+	list_for_each_entry(slab, &n->full, lru)
+		leaks += report_leaks_in_slab_locked(s, slab);
+	return leaks;
+}
+
+int kmem_cache_destroy(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	unsigned long flags, leaks;
+	LIST_HEAD(discard);
+
+	if (!s)
+		return 0;
+	n = get_node(s, 0);
+	flush_all_sheaves(s);
+	spin_lock_irqsave(&n->list_lock, flags);
+	leaks = report_leaks_locked(s, n);
+	if (leaks) {
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		pr_err("kmem_cache_destroy %s: %lu objects still allocated: cache kept\n",
+		       s->name, leaks);
+		__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	collect_empty_slabs_locked(n, &discard);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	free_slab_list(s, &discard);
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_del(&s->list);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	s->refcount = 0;
+	kmem_cache_free(&kmem_cache_boot, s);
+	return 0;
+}
+
+/*
+ * Shrink every cache: first every sheaf of every cache back to the slabs
+ * (sheaf arrays themselves live in kmalloc caches), then every empty slab
+ * back to the buddy.  For tests that count pages exactly.  Caches must not
+ * be created or destroyed meanwhile (on_each_cpu() needs IRQs on, so the
+ * cache list is walked without its lock).
+ */
+void kmem_cache_shrink_all(void)
+{
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list)
+		flush_all_sheaves(s);
+	list_for_each_entry(s, &slab_caches, list)
+		kmem_cache_shrink(s);
+}
+
+#ifdef HOST_TEST
+/* Host tests: forget every cache before the test frees its arena. */
+void slab_host_reset(void)
+{
+	INIT_LIST_HEAD(&slab_caches);
+	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
+	slab_up = false;
+	slub_debug_flags = 0;
+	slub_debug_names = NULL;
+}
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Boot and slabinfo                                                       */
+/* ---------------------------------------------------------------------- */
+
+void kmem_cache_init(const char *slub_debug)
+{
+	static const struct kmem_cache_args boot_args = { .align = SLAB_CACHE_LINE };
+
+	if (slab_up)
+		return;
+	slub_debug_parse(slub_debug);
+	/* The cache of caches: no sheaves, so it never needs a sheaf. */
+	if (setup_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache),
+			&boot_args, 0))
+		panic("slab: cannot set up the kmem_cache cache");
+	add_to_cache_list(&kmem_cache_boot);
+	slab_up = true;
+	kmalloc_init();
+	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug %s\n",
+		kmem_cache_boot.size, KMALLOC_MAX_CACHE_SIZE >> 10,
+		slub_debug_flags ? (slub_debug_names ? slub_debug_names : "all")
+				 : "off");
+}
+
+unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i)
+{
+	unsigned long v = READ_ONCE(s->stat[i]);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (i == ALLOC_PCS)
+			v += READ_ONCE(s->cpu_sheaves[cpu].alloc_pcs);
+		else if (i == FREE_PCS)
+			v += READ_ONCE(s->cpu_sheaves[cpu].free_pcs);
+	}
+	return v;
+}
+
+/* One line of counts per cache, then the sheaf statistics of caches that
+ * saw any traffic.  Takes each list_lock briefly; not for crash paths. */
+void slabinfo_show(void)
+{
+	struct kmem_cache *s;
+	unsigned long flags;
+
+	pr_info("slabinfo: name              active  total objsize stride obj/slab order slabs sheaf\n");
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list) {
+		struct kmem_cache_node *n = get_node(s, 0);
+		unsigned long active = 0, slabs, fl;
+		struct page *slab;
+
+		spin_lock_irqsave(&n->list_lock, fl);
+		slabs = n->nr_slabs;
+		list_for_each_entry(slab, &n->partial, lru)
+			active += slab->inuse;
+		list_for_each_entry(slab, &n->full, lru)
+			active += slab->inuse;
+		spin_unlock_irqrestore(&n->list_lock, fl);
+		pr_info("slabinfo: %-16s %7lu %6lu %7u %6u %8u %5u %5lu %5u\n",
+			s->name, active, slabs * s->objects, s->object_size,
+			s->size, s->objects, s->order, slabs, s->sheaf_capacity);
+	}
+	list_for_each_entry(s, &slab_caches, list) {
+		if (!slab_stat_sum(s, ALLOC_SLAB))
+			continue;
+		pr_info("slabstat: %-16s alloc pcs %lu slow %lu, free pcs %lu slow %lu, "
+			"refill %lu flush %lu swap %lu, barn get %lu/%lu put %lu/%lu, "
+			"slabs +%lu -%lu\n",
+			s->name, slab_stat_sum(s, ALLOC_PCS), slab_stat_sum(s, ALLOC_SLOWPATH),
+			slab_stat_sum(s, FREE_PCS), slab_stat_sum(s, FREE_SLOWPATH),
+			slab_stat_sum(s, SHEAF_REFILL), slab_stat_sum(s, SHEAF_FLUSH),
+			slab_stat_sum(s, SHEAF_SWAP), slab_stat_sum(s, BARN_GET),
+			slab_stat_sum(s, BARN_GET_FAIL), slab_stat_sum(s, BARN_PUT),
+			slab_stat_sum(s, BARN_PUT_FAIL), slab_stat_sum(s, ALLOC_SLAB),
+			slab_stat_sum(s, FREE_SLAB));
+	}
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}

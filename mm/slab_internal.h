@@ -1,0 +1,219 @@
+/*
+ * slab_internal.h - what mm/slab.c, mm/sheaf.c and mm/kmalloc.c share:
+ * struct kmem_cache, the per-node and per-CPU parts, sheaves, statistics,
+ * and the calls between the three files.
+ *
+ * Shape of a cache (one node in this kernel, node 0):
+ *
+ *   kmem_cache
+ *     cpu_sheaves[cpu]   main + spare sheaf, local_trylock_t   (sheaf.c)
+ *     node
+ *       barn             full and empty sheaves, barn->lock     (sheaf.c)
+ *       partial, full    slab lists, list_lock                 (slab.c)
+ *
+ * Invariants:
+ *   - cpu_sheaves[c].main is never NULL while its lock is free; it may be
+ *     &bootstrap_sheaf (capacity 0: always "empty" and "full").
+ *   - spare is NULL, or a real sheaf of the cache's capacity.
+ *   - barn->sheaves_full holds sheaves with size > 0, sheaves_empty ones
+ *     with size 0; each list normally holds at most its limit.
+ *   - a slab is on `partial` when 0 < inuse < objects or it is one of the
+ *     empty slabs kept (inuse == 0), on `full` when inuse == objects.
+ *   - objects in sheaves count as in use by their slabs.
+ */
+#ifndef MM_SLAB_INTERNAL_H
+#define MM_SLAB_INTERNAL_H
+
+#include <local_lock.h>
+#include <list.h>
+#include <mm.h>
+#include <slab.h>
+#include <smp.h>
+#include <spinlock.h>
+
+/* ---- statistics (summed over CPUs by slabinfo) ---- */
+enum slab_stat_item {
+	ALLOC_PCS,            /* allocation served by this CPU's sheaves */
+	ALLOC_SLOWPATH,       /* allocation served by the slabs directly */
+	FREE_PCS,             /* free absorbed by this CPU's sheaves */
+	FREE_SLOWPATH,        /* free that went to the slabs directly */
+	SHEAF_SWAP,           /* main and spare exchanged */
+	SHEAF_REFILL,         /* a sheaf refilled from slabs */
+	SHEAF_FLUSH,          /* objects of a sheaf flushed back to slabs */
+	SHEAF_ALLOC,          /* sheaf arrays allocated */
+	SHEAF_FREE,           /* sheaf arrays freed */
+	BARN_GET,             /* sheaf taken from the barn */
+	BARN_GET_FAIL,        /* barn had none of the kind wanted */
+	BARN_PUT,             /* sheaf put in the barn */
+	BARN_PUT_FAIL,        /* barn refused: at its limit */
+	SHEAF_PREFILL,        /* prefilled sheaves handed out */
+	SHEAF_RETURN,         /* prefilled sheaves given back */
+	ALLOC_SLAB,           /* slabs allocated from the buddy */
+	FREE_SLAB,            /* slabs given back to the buddy */
+	NR_SLAB_STAT_ITEMS
+};
+
+extern const char *const slab_stat_names[NR_SLAB_STAT_ITEMS];
+
+/*
+ * A sheaf: an array of free object pointers.  objects[0..size) are free
+ * objects of `cache`; capacity is the array length.
+ */
+struct slab_sheaf {
+	struct list_head barn_list;   /* on a barn list, or unlinked */
+	struct kmem_cache *cache;
+	unsigned int capacity;
+	unsigned int size;
+	void *objects[];
+};
+
+#define SHEAF_HEADER_SIZE  (sizeof(struct slab_sheaf))
+#define SHEAF_FLUSH_BATCH  32   /* objects flushed per slow free */
+#define BARN_MAX_FULL      10
+#define BARN_MAX_EMPTY     10
+
+/*
+ * The barn: full and empty sheaves shared by the node's CPUs.
+ * lock: guards both lists and counts; taken with IRQs off (the CPU holds
+ * its sheaf lock already); any context may take it, an NMI path only by
+ * spin_trylock.  Nothing is allocated or freed under it.
+ */
+struct node_barn {
+	spinlock_t lock;
+	struct list_head sheaves_full;
+	struct list_head sheaves_empty;
+	unsigned int nr_full;
+	unsigned int nr_empty;
+};
+
+/*
+ * Per node: the slab lists.
+ * list_lock: guards partial, full, nr_partial, nr_slabs and every slab's
+ * freelist/inuse; taken with IRQs off; never held across a call into the
+ * page allocator (new slabs are made before taking it, empty ones freed
+ * after dropping it).
+ */
+struct kmem_cache_node {
+	spinlock_t list_lock;
+	struct list_head partial;
+	struct list_head full;
+	unsigned long nr_partial;
+	unsigned long nr_slabs;
+	struct node_barn barn;
+};
+
+/*
+ * Per CPU: main and spare sheaf under a local_trylock_t.  Only this CPU
+ * touches them (flushes from other CPUs run here through on_each_cpu()).
+ * The two hot counters sit here so the fast path writes nothing shared.
+ */
+struct slub_percpu_sheaves {
+	local_trylock_t lock;
+	struct slab_sheaf *main;
+	struct slab_sheaf *spare;
+	unsigned long alloc_pcs;
+	unsigned long free_pcs;
+	/* One cache line per CPU, so CPUs never write each other's line
+	 * (the array starts line-aligned: see kmem_cache_init()). */
+	char pad[SLAB_CACHE_LINE - 5 * sizeof(unsigned long)];
+};
+
+/* STORE_USER record, one for the last allocation and one for the free. */
+struct slab_track {
+	unsigned long addr;   /* caller */
+	unsigned int cpu;
+	unsigned int valid;
+};
+
+struct kmem_cache {
+	/* First, so each CPU's entry fills one cache line of its own. */
+	struct slub_percpu_sheaves cpu_sheaves[NR_CPUS];
+	const char *name;
+	unsigned int object_size;  /* what the user asked for */
+	unsigned int size;         /* stride between objects, metadata included */
+	unsigned int align;
+	unsigned int offset;       /* free pointer, from the object start */
+	unsigned int inuse;        /* object plus padding to a word */
+	unsigned int order;        /* slab = 2^order pages */
+	unsigned int objects;      /* objects per slab */
+	unsigned int min_partial;  /* slabs kept on partial even if empty */
+	unsigned int sheaf_capacity; /* 0: no sheaves */
+	slab_flags_t flags;
+	void (*ctor)(void *object);
+	unsigned long random;      /* free pointer hardening */
+	int refcount;              /* 0 once destroyed */
+	struct list_head list;     /* slab_caches */
+	struct kmem_cache_node node;
+	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
+};
+
+extern struct list_head slab_caches;
+extern spinlock_t slab_caches_lock;
+extern struct slab_sheaf bootstrap_sheaf;
+
+static inline void stat_add(struct kmem_cache *s, enum slab_stat_item i,
+			    unsigned long n)
+{
+	__atomic_fetch_add(&s->stat[i], n, __ATOMIC_RELAXED);
+}
+
+static inline void stat(struct kmem_cache *s, enum slab_stat_item i)
+{
+	stat_add(s, i, 1);
+}
+
+static inline struct kmem_cache_node *get_node(struct kmem_cache *s, int nid)
+{
+	(void)nid;  /* one node: node 0 */
+	return &s->node;
+}
+
+static inline bool cache_has_sheaves(const struct kmem_cache *s)
+{
+	return s->sheaf_capacity != 0;
+}
+
+/* ---- slab.c: the slab layer, any context that may spin ---- */
+/* Take up to nr objects from slabs into p; returns how many. */
+unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
+			       unsigned int nr, void **p, unsigned long caller);
+/* Give nr objects back to their slabs. */
+void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
+		      unsigned long caller);
+/* Checks a free of object to s; false (after a report) to refuse it. */
+bool slab_free_check(struct kmem_cache *s, const void *object,
+		     unsigned long caller);
+struct page *virt_to_slab(const void *addr);
+/* kmem_cache_alloc()/kmem_cache_free() with an explicit caller. */
+void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
+void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
+void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
+	      const char *fmt, ...) __printf(4, 5);
+
+unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
+void kmem_cache_shrink_all(void);
+#ifdef HOST_TEST
+void slab_host_reset(void);
+#endif
+
+/* ---- sheaf.c ---- */
+void pcs_init(struct kmem_cache *s);
+unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
+				      unsigned int wanted);
+void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp);
+bool free_to_pcs(struct kmem_cache *s, void *object);
+unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
+				 void **p);
+unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr,
+			      void **p);
+/* Every CPU's sheaves and the barn back to the slabs (on_each_cpu). */
+void flush_all_sheaves(struct kmem_cache *s);
+
+/* ---- kmalloc.c: memory for sheaves, never from a cache with sheaves ---- */
+void *kmalloc_nosheaf(size_t size, gfp_t gfp);
+void kfree_nosheaf(void *p);
+void kmalloc_init(void);
+/* The size kmalloc would really hand out for a request of size. */
+size_t kmalloc_size_roundup(size_t size);
+
+#endif /* MM_SLAB_INTERNAL_H */
