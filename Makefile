@@ -30,6 +30,15 @@ CMDLINE    ?=
 EXTRA_TESTS ?=
 BOOT_TIMEOUT ?= 120
 
+# Quiet by default ("  CC  kernel/main.c"); V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 # ---- kernel flags ----
 WARN   := -Wall -Wextra -Werror
 KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
@@ -64,19 +73,23 @@ iso: $(ISO)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(OBJ)/extra/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # The generated symbol tables live in the build directory.
 $(OBJ)/kallsyms%.o: $(OBJ)/kallsyms%.c
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.asm
 	@mkdir -p $(dir $@)
-	$(NASM) $(NASMFLAGS) $< -o $@
+	$(call say,AS,$<)
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 # The list of extra tests is part of what the kernel is: relink when it
 # changes (the stamp is rewritten only when the list differs).
@@ -88,20 +101,24 @@ $(OBJ)/extra-tests.list: FORCE
 # that table (see kernel/kallsyms.c and linker.ld).
 $(OBJ)/kallsyms-empty.c: scripts/gen-kallsyms.sh
 	@mkdir -p $(dir $@)
-	scripts/gen-kallsyms.sh - $@
+	$(Q)scripts/gen-kallsyms.sh - $@
 
 $(OBJ)/kernel.pass1.elf: $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o linker.ld $(OBJ)/extra-tests.list
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o
 
 $(OBJ)/kallsyms.c: $(OBJ)/kernel.pass1.elf scripts/gen-kallsyms.sh
-	scripts/gen-kallsyms.sh $< $@
+	$(call say,SYMS,$@)
+	$(Q)scripts/gen-kallsyms.sh $< $@
 
 $(KERNEL): $(OBJ)/kernel.pass1.elf $(OBJ)/kallsyms.o
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms.o
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms.o
 	@scripts/check-kallsyms.sh $(OBJ)/kernel.pass1.elf $@
 
 $(ISO): $(KERNEL) scripts/mkiso.sh
-	scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
+	$(call say,ISO,$@)
+	$(Q)scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
 
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
@@ -117,21 +134,25 @@ HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
 
 $(HOSTOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 
 # The library tests exercise the kernel's own vsnprintf under a different
 # name, so the C library's printf (used by the host printk) stays intact.
 $(HOSTOBJ)/lib/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Dvsnprintf=kernel_vsnprintf \
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -Dvsnprintf=kernel_vsnprintf \
 		-Dsnprintf=kernel_snprintf -c $< -o $@
 
 $(HOST_MM_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_MM_SRCS))
-	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
 $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 		   $(patsubst %.c,$(HOSTOBJ)/lib/%.o,$(HOST_LIB_SRCS))
-	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
 host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
