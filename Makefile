@@ -52,7 +52,8 @@ KLDFLAGS := -n -nostdlib -no-pie -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -w+error
 
-KSRCS_C   := $(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c)
+KSRCS_C   := $(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c \
+	bench/kernel/*.c)
 KSRCS_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
 KOBJS := $(patsubst %.c,$(OBJ)/%.o,$(KSRCS_C)) \
 	 $(patsubst %.asm,$(OBJ)/%.o,$(KSRCS_ASM))
@@ -62,7 +63,7 @@ KERNEL := $(OBJ)/kernel.elf
 ISO    := $(OBJ)/kernel.iso
 
 .PHONY: all kernel iso run test boottest debug host-tests clean deps \
-	test-gcc-clang FORCE
+	bench FORCE
 all: kernel
 
 deps:
@@ -82,7 +83,7 @@ $(OBJ)/extra/%.o: %.c
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # The generated symbol tables live in the build directory.
-$(OBJ)/kallsyms%.o: $(OBJ)/kallsyms%.c
+$(OBJ)/kallsyms.o $(OBJ)/kallsyms-empty.o: %.o: %.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
@@ -183,6 +184,12 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
+
+# Benchmarks: single-CPU rows under -icount (exact instruction counts),
+# scaling rows under multi-threaded TCG; CSV, plots and report.md in
+# build/bench/.
+bench: deps $(KERNEL)
+	@$(PYTHON) bench/run_bench.py --kernel $(KERNEL) --out $(BUILD)/bench
 
 clean:
 	rm -rf $(BUILD)

@@ -5,6 +5,7 @@
  * boot stack, with the temporary boot page tables.  Each step below needs
  * the ones before it; the comment says why it comes where it does.
  */
+#include <bench.h>
 #include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
@@ -88,10 +89,18 @@ static unsigned int direct_map_ranges(struct phys_range *r, unsigned int max)
 	return n;
 }
 
+/* `bench=<globs>` runs the benchmarks (include/bench.h) instead. */
 static void run_self_tests(void)
 {
 	struct kunit_totals totals;
+	const char *bench = cmdline_get("bench");
 
+	if (bench) {
+		unsigned int n = bench_run_all(bench);
+
+		printk_flush_nmi();
+		qemu_exit(n ? QEMU_EXIT_PASS : QEMU_EXIT_FAIL);
+	}
 	kunit_run_all(cmdline_get("test"), &totals);
 	printk_flush_nmi();
 	qemu_exit(totals.failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
