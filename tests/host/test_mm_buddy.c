@@ -545,6 +545,9 @@ static void ordinary_calls_in_nmi_take_the_safe_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dma32()->nr_deferred, 1);
 	spin_unlock(&dma32()->lock);
 	spin_unlock(&dma32()->pcp[0].lock);
+	/* An ordinary order-0 free (the pcp path) drains it too. */
+	__free_pages(alloc_pages_node(0, GFP_KERNEL, 0), 0);
+	KUNIT_EXPECT_EQ(test, dma32()->nr_deferred, 0);
 	expect_whole_again(test);
 }
 
