@@ -13,14 +13,14 @@
  *   - waiting on a zone's lock-free list after a free_pages_nolock() that
  *     could not take a lock (PG_deferred on the head): `llnode` links it,
  *     `order` as above;
- *   - allocated: the owner may use `lru` and the union as it likes; the
- *     allocator keeps what it needs in `flags` (see below), which owners
- *     may only change through the PG_ bits they own (|= and &= ~).
- *
- * page->flags, besides the PG_ bits: which node and zone the frame belongs
- * to (set once at boot), and for the head of an allocated block its order
- * plus one (0 on every other page), so a free can check what it is given.
- *   - a slab (PG_slab on the head page): the slab arm (mm/slab.c).
+ *   - a slab (PG_slab on the head page): the slab arm (mm/slab.c);
+ *   - otherwise allocated: the owner may use `lru` and the union as it
+ *     likes.
+ * The allocator keeps what it needs about an allocated block in `flags`,
+ * which owners may only change through the PG_ bits they own (|= and &= ~):
+ * besides the PG_ bits, the frame's node and zone (set once at boot) and,
+ * on the head of an allocated block, its order plus one (0 on every other
+ * page), so a free can check what it is given.
  *
  * The implementation is mm/page_alloc.c (buddy + per-CPU lists) over the
  * memory that mm/memblock.c hands over at boot.
