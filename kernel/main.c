@@ -8,6 +8,7 @@
 #include <bench.h>
 #include <kernel.h>
 #include <kunit.h>
+#include <mm.h>
 #include <printk.h>
 #include <prandom.h>
 #include <smp.h>
@@ -17,6 +18,7 @@
 #include "nmi_printk.h"
 #include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/desc.h"
+#include "../arch/x86_64/e820.h"
 #include "../arch/x86_64/multiboot2.h"
 #include "../arch/x86_64/paging.h"
 #include "../arch/x86_64/qemu.h"
@@ -129,6 +131,8 @@ void kernel_main(u32 magic, u32 info_phys)
 	nr = direct_map_ranges(ranges, BOOT_MMAP_MAX);
 	paging_init(ranges, nr);         /* final tables: direct map, W^X */
 	desc_unmap_stack_guards();       /* stack overflows now fault */
+	e820__memblock_setup();          /* usable memory minus what is taken */
+	mm_core_init();                  /* memmap, zones, buddy allocator */
 
 	run_self_tests();                /* never returns */
 }
