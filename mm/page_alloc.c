@@ -481,8 +481,8 @@ static void bad_page_free(unsigned long pfn, unsigned int order,
 			  unsigned long caller, const char *why)
 {
 	nr_bad_page_frees++;
-	pr_err("BUG: bad page free: pfn %#lx order %u caller %#lx: %s; ignored\n",
-	       pfn, order, caller, why);
+	pr_err("BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored\n",
+	       pfn, order, (void *)caller, why);
 }
 
 /* Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere? */
