@@ -30,6 +30,15 @@ CMDLINE    ?=
 EXTRA_TESTS ?=
 BOOT_TIMEOUT ?= 120
 
+# Quiet by default ("  CC  kernel/main.c"); V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 # ---- kernel flags ----
 WARN   := -Wall -Wextra -Werror
 KCFLAGS := -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
@@ -43,13 +52,8 @@ KLDFLAGS := -n -nostdlib -no-pie -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T linker.ld
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -w+error
 
-# TEMPORARY, until the buddy allocator is merged: the slab allocator needs
-# alloc_pages(), so it stays out of the kernel and its host tests run in a
-# binary of their own over tests/host/slab_fake_pages.c.
-SLAB_SRCS := mm/slab.c mm/sheaf.c mm/kmalloc.c
-SLAB_TEST_SRCS := tests/host/test_mm_slab.c tests/kernel/slab_test.c
-KSRCS_C   := $(filter-out $(SLAB_SRCS) $(SLAB_TEST_SRCS), \
-	$(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c))
+KSRCS_C   := $(wildcard kernel/*.c arch/x86_64/*.c mm/*.c tests/kernel/*.c \
+	bench/kernel/*.c)
 KSRCS_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
 KOBJS := $(patsubst %.c,$(OBJ)/%.o,$(KSRCS_C)) \
 	 $(patsubst %.asm,$(OBJ)/%.o,$(KSRCS_ASM))
@@ -59,7 +63,7 @@ KERNEL := $(OBJ)/kernel.elf
 ISO    := $(OBJ)/kernel.iso
 
 .PHONY: all kernel iso run test boottest debug host-tests clean deps \
-	test-gcc-clang FORCE
+	bench FORCE
 all: kernel
 
 deps:
@@ -70,19 +74,23 @@ iso: $(ISO)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(OBJ)/extra/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # The generated symbol tables live in the build directory.
-$(OBJ)/kallsyms%.o: $(OBJ)/kallsyms%.c
-	$(CC) $(KCFLAGS) -c $< -o $@
+$(OBJ)/kallsyms.o $(OBJ)/kallsyms-empty.o: %.o: %.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.asm
 	@mkdir -p $(dir $@)
-	$(NASM) $(NASMFLAGS) $< -o $@
+	$(call say,AS,$<)
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 # The list of extra tests is part of what the kernel is: relink when it
 # changes (the stamp is rewritten only when the list differs).
@@ -94,20 +102,24 @@ $(OBJ)/extra-tests.list: FORCE
 # that table (see kernel/kallsyms.c and linker.ld).
 $(OBJ)/kallsyms-empty.c: scripts/gen-kallsyms.sh
 	@mkdir -p $(dir $@)
-	scripts/gen-kallsyms.sh - $@
+	$(Q)scripts/gen-kallsyms.sh - $@
 
 $(OBJ)/kernel.pass1.elf: $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o linker.ld $(OBJ)/extra-tests.list
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms-empty.o
 
 $(OBJ)/kallsyms.c: $(OBJ)/kernel.pass1.elf scripts/gen-kallsyms.sh
-	scripts/gen-kallsyms.sh $< $@
+	$(call say,SYMS,$@)
+	$(Q)scripts/gen-kallsyms.sh $< $@
 
 $(KERNEL): $(OBJ)/kernel.pass1.elf $(OBJ)/kallsyms.o
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms.o
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJS) $(XOBJS) $(OBJ)/kallsyms.o
 	@scripts/check-kallsyms.sh $(OBJ)/kernel.pass1.elf $@
 
 $(ISO): $(KERNEL) scripts/mkiso.sh
-	scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
+	$(call say,ISO,$@)
+	$(Q)scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
 
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
@@ -115,40 +127,37 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
-HOST_MM_SRCS := $(filter-out $(SLAB_SRCS) $(SLAB_TEST_SRCS), \
-	$(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c))
-HOST_SLAB_SRCS := $(SLAB_SRCS) tests/host/test_mm_slab.c \
-	tests/host/slab_fake_pages.c
+HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
 HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c
 
 HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
 HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
-HOST_SLAB_TESTS := $(HOSTOBJ)/slab_tests
 
 $(HOSTOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 
 # The library tests exercise the kernel's own vsnprintf under a different
 # name, so the C library's printf (used by the host printk) stays intact.
 $(HOSTOBJ)/lib/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -Dvsnprintf=kernel_vsnprintf \
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -Dvsnprintf=kernel_vsnprintf \
 		-Dsnprintf=kernel_snprintf -c $< -o $@
 
 $(HOST_MM_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_MM_SRCS))
-	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
-
-$(HOST_SLAB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_SLAB_SRCS))
-	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
 $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 		   $(patsubst %.c,$(HOSTOBJ)/lib/%.o,$(HOST_LIB_SRCS))
-	$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
-host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_SLAB_TESTS)
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) --host $(HOST_SLAB_TESTS)
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS)
 
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
@@ -168,13 +177,19 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_SLAB_TESTS) $(KERNEL)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) --host $(HOST_SLAB_TESTS) \
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
+
+# Benchmarks: single-CPU rows under -icount (exact instruction counts),
+# scaling rows under multi-threaded TCG; CSV, plots and report.md in
+# build/bench/.
+bench: deps $(KERNEL)
+	@$(PYTHON) bench/run_bench.py --kernel $(KERNEL) --out $(BUILD)/bench
 
 clean:
 	rm -rf $(BUILD)

@@ -8,8 +8,19 @@
  * the union and says so:
  *   - free in the buddy (PG_buddy set on the block's head page): `lru`
  *     links it into its zone's free_area[order], `order` is the block order;
- *   - on a per-CPU page list: `lru` links it there, `order` as above;
- *   - a slab (PG_slab on the head page): the slab arm (mm/slab.c).
+ *   - on a per-CPU page list (PG_pcp on the head): `lru` links it there,
+ *     `order` as above;
+ *   - waiting on a zone's lock-free list after a free_pages_nolock() that
+ *     could not take a lock (PG_deferred on the head): `llnode` links it,
+ *     `order` as above;
+ *   - a slab (PG_slab on the head page): the slab arm (mm/slab.c);
+ *   - otherwise allocated: the owner may use `lru` and the union as it
+ *     likes.
+ * The allocator keeps what it needs about an allocated block in `flags`,
+ * which owners may only change through the PG_ bits they own (|= and &= ~):
+ * besides the PG_ bits, the frame's node and zone (set once at boot) and,
+ * on the head of an allocated block, its order plus one (0 on every other
+ * page), so a free can check what it is given.
  *
  * The implementation is mm/page_alloc.c (buddy + per-CPU lists) over the
  * memory that mm/memblock.c hands over at boot.
@@ -19,6 +30,7 @@
 
 #include <compiler.h>
 #include <list.h>
+#include <llist.h>
 #include <memlayout.h>
 
 /* ---- allocation flags ---- */
@@ -46,12 +58,24 @@ typedef unsigned int gfp_t;
 #define PG_pcp       (1ul << 4)  /* free, on a per-CPU page list */
 #define PG_large_kmalloc (1ul << 5) /* kmalloc() > largest class, from buddy */
 #define PG_nolock_alloc  (1ul << 6) /* allocated by try_alloc_pages() */
+#define PG_deferred  (1ul << 7)  /* free, on a zone's deferred llist */
+
+/* Fields packed in the high bits of page->flags (owned by page_alloc.c). */
+#define PAGE_NID_SHIFT        32
+#define PAGE_NID_MASK         0xfful
+#define PAGE_ZONE_SHIFT       40
+#define PAGE_ZONE_MASK        0xful
+#define PAGE_ALLOC_ORDER_SHIFT 48     /* order + 1 of an allocated head */
+#define PAGE_ALLOC_ORDER_MASK 0xfful
 
 struct kmem_cache;
 
 struct page {
 	unsigned long flags;
-	struct list_head lru;
+	union {
+		struct list_head lru;
+		struct llist_node llnode;  /* PG_deferred: zone->deferred_free */
+	};
 	union {
 		/* Buddy and per-CPU lists: order of the block this page heads. */
 		struct {
@@ -101,6 +125,7 @@ static inline bool pfn_valid(unsigned long pfn)
 
 /* ---- allocation ---- */
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
 void __free_pages(struct page *page, unsigned int order);
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
@@ -121,5 +146,8 @@ void drain_all_pages(void);
 /* Accounting. */
 unsigned long nr_free_pages(void);   /* buddy + pcp + deferred */
 void show_free_areas(void);
+
+/* Boot: the memmap, the zones and the buddy, from what memblock holds. */
+void mm_core_init(void);
 
 #endif /* MM_H */

@@ -114,9 +114,14 @@ void kunit_info(struct kunit *test, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 
+	size_t len;
+
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	len = strlen(buf);
+	if (len && buf[len - 1] == '\n') /* the line ends here anyway */
+		buf[len - 1] = '\0';
 	printk(KTAP_CASE_INDENT "# %s: %s\n", test ? test->name : "?", buf);
 }
 

@@ -5,10 +5,13 @@
  * boot stack, with the temporary boot page tables.  Each step below needs
  * the ones before it; the comment says why it comes where it does.
  */
+#include <bench.h>
 #include <kernel.h>
 #include <kunit.h>
+#include <mm.h>
 #include <printk.h>
 #include <prandom.h>
+#include <slab.h>
 #include <smp.h>
 #include "cmdline.h"
 #include "serial.h"
@@ -16,6 +19,7 @@
 #include "nmi_printk.h"
 #include "../arch/x86_64/cpu.h"
 #include "../arch/x86_64/desc.h"
+#include "../arch/x86_64/e820.h"
 #include "../arch/x86_64/multiboot2.h"
 #include "../arch/x86_64/paging.h"
 #include "../arch/x86_64/qemu.h"
@@ -88,11 +92,20 @@ static unsigned int direct_map_ranges(struct phys_range *r, unsigned int max)
 	return n;
 }
 
+/* `bench=<globs>` runs the benchmarks (include/bench.h) instead. */
 static void run_self_tests(void)
 {
 	struct kunit_totals totals;
+	const char *bench = cmdline_get("bench");
 
+	if (bench) {
+		unsigned int n = bench_run_all(bench);
+
+		printk_flush_nmi();
+		qemu_exit(n ? QEMU_EXIT_PASS : QEMU_EXIT_FAIL);
+	}
 	kunit_run_all(cmdline_get("test"), &totals);
+	slabinfo_show();                 /* what the run left in each cache */
 	printk_flush_nmi();
 	qemu_exit(totals.failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }
@@ -120,6 +133,9 @@ void kernel_main(u32 magic, u32 info_phys)
 	nr = direct_map_ranges(ranges, BOOT_MMAP_MAX);
 	paging_init(ranges, nr);         /* final tables: direct map, W^X */
 	desc_unmap_stack_guards();       /* stack overflows now fault */
+	e820__memblock_setup();          /* usable memory minus what is taken */
+	mm_core_init();                  /* memmap, zones, buddy allocator */
+	kmem_cache_init(cmdline_get("slub_debug")); /* object caches, kmalloc */
 
 	run_self_tests();                /* never returns */
 }

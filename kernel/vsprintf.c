@@ -4,7 +4,9 @@
  * Supports what the kernel uses: %d %i %u %x %X %o %p %s %c %%, the length
  * modifiers h, l, ll and z, a field width (`%8x`, or `*` from the arguments),
  * zero padding (`%016lx`), left justification (`%-10s`) and a precision for
- * strings (`%.*s`).  %p prints a pointer as 0x followed by 16 hex digits.
+ * strings (`%.*s`).  %p prints a pointer as 0x followed by 16 hex digits;
+ * %pS prints a code address as "function+offset/size" (Linux's name for
+ * it), through kallsyms_format() when the kernel links one in, else as %p.
  *
  * Like C's vsnprintf() it never writes past `size` bytes, always terminates
  * the buffer when size > 0, and returns the length the whole output would
@@ -13,6 +15,10 @@
  */
 #include <printk.h>
 #include <string.h>
+
+/* kernel/kallsyms.c; absent (NULL) in host builds. */
+void kallsyms_format(unsigned long addr, char *buf, size_t size)
+	__attribute__((weak));
 
 struct out {
 	char *buf;
@@ -229,6 +235,17 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list args)
 			struct spec ps = { .width = 18, .zero = true, /* 0x + 16 */
 					   .precision = -1 };
 
+			if (f[1] == 'S' && kallsyms_format) {
+				char sym[96];
+
+				f++;
+				kallsyms_format((unsigned long)va_arg(ap, void *),
+						sym, sizeof(sym));
+				put_string(&o, sym, &sp);
+				break;
+			}
+			if (f[1] == 'S')
+				f++;
 			put_number(&o, (unsigned long long)(uintptr_t)
 				   va_arg(ap, void *), false, 16, false, &ps,
 				   "0x");

@@ -24,8 +24,13 @@ declare -A need=(
 # grub-mkrescue needs the BIOS (i386-pc) GRUB modules, which grub-common
 # does not carry.
 [ -d /usr/lib/grub/i386-pc ] || need[__grub_pc_modules]=grub-pc-bin
+extra_pkgs=("$@")
 case "${CC:-gcc}" in
-*clang*) need[clang]=clang ;;
+*clang*)
+	need[clang]=clang
+	# clang's AddressSanitizer runtime, for the host unit tests
+	extra_pkgs+=(libclang-rt-14-dev)
+	;;
 esac
 
 missing=()
@@ -34,7 +39,7 @@ for cmd in "${!need[@]}"; do
 		missing+=("${need[$cmd]}")
 	fi
 done
-for pkg in "$@"; do
+for pkg in "${extra_pkgs[@]}"; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

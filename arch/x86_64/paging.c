@@ -112,10 +112,12 @@ static void map_direct_range(u64 start, u64 end)
 		unsigned long va = DIRECT_MAP_BASE + p;
 		pte_t *pdpt = walk_or_create(kernel_pml4, PML4_INDEX(va));
 
+		/* A gigabyte that an earlier range already began with 2 MiB
+		 * pages (a PD exists) must be finished with 2 MiB pages too. */
 		if (cpu_has_1g_pages && IS_ALIGNED(p, PAGE_1G) &&
-		    p + PAGE_1G <= end) {
-			if (!(pdpt[PDPT_INDEX(va)] & PTE_PRESENT))
-				pdpt[PDPT_INDEX(va)] = p | flags | PTE_HUGE;
+		    p + PAGE_1G <= end &&
+		    !(pdpt[PDPT_INDEX(va)] & PTE_PRESENT)) {
+			pdpt[PDPT_INDEX(va)] = p | flags | PTE_HUGE;
 			p += PAGE_1G;
 			continue;
 		}

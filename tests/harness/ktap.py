@@ -28,6 +28,8 @@ class Suite:
         self.cases = []          # (number, name, status) status: ok/fail/skip
         self.result = None       # "ok" / "not ok" once the suite line came
         self.failure_lines = {}  # case name -> diagnostic lines
+        self.case_names_seen = set()
+        self.last_diag = None
 
 
 class Log:
@@ -93,8 +95,14 @@ def parse_lines(lines):
                           int(m.group(3) or 0))
             continue
         if nested and cur is not None and body.startswith("# "):
-            # "# case: ..." diagnostics belong to the case they name
+            # "# case: ..." opens a case's diagnostics; the lines after it
+            # without such a prefix ("# Expected ...") continue them.
             name = body[2:].split(":", 1)[0]
+            if " FAILED at " in body or body.endswith("() failed"):
+                cur.case_names_seen.add(name)
+            if name not in cur.case_names_seen and cur.last_diag:
+                name = cur.last_diag
+            cur.last_diag = name
             cur.failure_lines.setdefault(name, []).append(body)
     return log
 
@@ -135,7 +143,7 @@ def verdict(log, exit_status, timed_out, timeout=None):
                 detail = ""
                 lines = s.failure_lines.get(name, [])
                 if lines:
-                    detail = ": " + " | ".join(l[2:] for l in lines[:3])
+                    detail = ": " + " | ".join(l[2:].strip() for l in lines[:4])
                 reasons.append("test %s.%s failed%s" % (s.name, name, detail))
         if s.planned is not None and s.result is not None \
                 and len(s.cases) != s.planned:

@@ -24,6 +24,7 @@ __thread unsigned long host_irq_flags = RFLAGS_IF;
 unsigned int nr_cpu_ids = 1;
 unsigned long host_direct_map_base;
 unsigned long warn_count;
+u64 boot_seed = 0x5eedf00dull;  /* the kernel's comes from seed= or the TSC */
 int console_loglevel = LOGLEVEL_DEFAULT;
 
 int vprintk_level(int level, const char *fmt, va_list ap)

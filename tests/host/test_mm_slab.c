@@ -8,19 +8,28 @@
  */
 #include <slab.h>
 #include <smp.h>
+#include "mm_arena.h"
 #include "../../mm/slab_internal.h"
-
-void slab_fake_pages_init(void);
-void slab_fake_pages_exit(void);
 
 int slab_test_env_init(void);
 void slab_test_env_exit(void);
 
-#define HOST_TEST_CPUS 4
+#define HOST_TEST_CPUS  4
+#define SLAB_ARENA_BASE (16ull << 20)
+#define SLAB_ARENA_END  (48ull << 20)   /* 32 MiB of "RAM" */
 
 int slab_test_env_init(void)
 {
-	slab_fake_pages_init();
+	const struct fw_mmap_entry map[] = {
+		{ SLAB_ARENA_BASE, SLAB_ARENA_END - SLAB_ARENA_BASE,
+		  E820_TYPE_RAM },
+	};
+
+	arena_map_memory(&test_arena, SLAB_ARENA_BASE,
+			 SLAB_ARENA_END - SLAB_ARENA_BASE);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+	if (!arena_boot(&test_arena))
+		return -1;
 	host_cpu_id = 0;
 	nr_cpu_ids = HOST_TEST_CPUS;
 	kmem_cache_init(NULL);
@@ -30,9 +39,10 @@ int slab_test_env_init(void)
 void slab_test_env_exit(void)
 {
 	slab_host_reset();
-	slab_fake_pages_exit();
+	drain_all_pages();
 	nr_cpu_ids = 1;
 	host_cpu_id = 0;
+	arena_exit(&test_arena);
 }
 
 #include "../kernel/slab_test.c"

@@ -125,6 +125,9 @@ static void printk_formats_like_c(struct kunit *test)
 	snprintf(buf, sizeof(buf), "%d|%5u|%-4s|%08lx|%c|%%|%zu", -42, 7u,
 		 "ab", 0xbeeful, 'x', (size_t)12);
 	KUNIT_EXPECT_STREQ(test, buf, "-42|    7|ab  |0000beef|x|%|12");
+	/* %pS names a code address through kallsyms. */
+	snprintf(buf, sizeof(buf), "%pS", (void *)((unsigned long)kernel_main + 4));
+	KUNIT_EXPECT_EQ(test, strncmp(buf, "kernel_main+0x4/", 16), 0);
 }
 
 static void memory_map_was_read(struct kunit *test)

@@ -675,6 +675,7 @@ static unsigned long exhaust_buddy(struct list_head *taken)
 	unsigned long n = 0;
 	int order;
 
+	drain_all_pages();  /* other CPUs' page lists too */
 	for (order = MAX_ORDER; order >= 0; order--) {
 		struct page *page;
 

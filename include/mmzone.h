@@ -1,0 +1,138 @@
+/*
+ * mmzone.h - nodes, zones, free areas and per-CPU page lists.
+ *
+ * A node (struct pglist_data) is a range of page frames with its own
+ * zones.  This kernel has one real node (node 0, all of RAM); tests may
+ * register a private node over borrowed memory so they can count exactly.
+ *
+ * Zones split a node by what devices can reach:
+ *   ZONE_DMA32   frames below 4 GiB (32-bit DMA), __GFP_DMA32 asks for it;
+ *   ZONE_NORMAL  frames at or above 4 GiB.
+ * An allocation tries the highest zone it allows first and falls back
+ * downwards (Normal -> DMA32), so low memory is kept for those who need it.
+ *
+ * Each zone has:
+ *   free_area[order]   the buddy's free blocks of 2^order pages, with a
+ *                      count (nr_free, in blocks);
+ *   pcp[cpu]           each CPU's cache of small blocks (orders 0..3);
+ *   deferred_free      blocks freed by free_pages_nolock() when no lock
+ *                      could be taken, waiting for the next locked free.
+ *
+ * Locks (the full story and their order are at the top of mm/page_alloc.c):
+ *   pcp->lock   guards one CPU's lists in one zone; taken with IRQs off by
+ *               that CPU (and by drain_all_pages() from any CPU); only
+ *               trylocked from NMI context.
+ *   zone->lock  guards free_area[], free_pages; IRQs off; NMI: trylock only.
+ *   deferred_free is lock-free (llist): anyone pushes, a zone->lock holder
+ *               takes the lot.
+ */
+#ifndef MMZONE_H
+#define MMZONE_H
+
+#include <list.h>
+#include <llist.h>
+#include <mm.h>
+#include <smp.h>
+#include <spinlock.h>
+
+enum zone_type {
+	ZONE_DMA32,
+	ZONE_NORMAL,
+	MAX_NR_ZONES
+};
+
+#define MAX_NUMNODES 4
+
+/* Orders served by the per-CPU lists: 0..PCP_MAX_ORDER (Linux's
+ * PAGE_ALLOC_COSTLY_ORDER).  Larger blocks always go to the buddy. */
+#define PCP_MAX_ORDER  3
+#define NR_PCP_LISTS   (PCP_MAX_ORDER + 1)
+#define PCP_BATCH      32    /* pages moved to/from the buddy at a time */
+#define PCP_HIGH       (4 * PCP_BATCH) /* more than this: give a batch back */
+
+/* First frame of ZONE_NORMAL: 4 GiB. */
+#define ZONE_NORMAL_START_PFN (0x100000000ull >> PAGE_SHIFT)
+
+struct free_area {
+	struct list_head free_list;  /* heads of free blocks, PG_buddy set */
+	unsigned long nr_free;       /* blocks on free_list */
+};
+
+struct per_cpu_pages {
+	spinlock_t lock;             /* see the header comment */
+	int count;                   /* pages (not blocks) on all lists */
+	struct list_head lists[NR_PCP_LISTS]; /* PG_pcp heads, by order */
+};
+
+struct zone {
+	spinlock_t lock;
+	const char *name;
+	int node;
+	enum zone_type idx;
+	unsigned long zone_start_pfn;
+	unsigned long spanned_pages;   /* frames in the zone's range */
+	unsigned long managed_pages;   /* frames handed to the buddy at boot */
+
+	/* Guarded by lock. */
+	struct free_area free_area[NR_PAGE_ORDERS];
+	unsigned long free_pages;      /* pages in free_area[] */
+
+	/* Lock-free: pushed by free_pages_nolock(), taken under lock. */
+	struct llist_head deferred_free;
+	unsigned long nr_deferred;     /* pages on it (atomic) */
+
+	struct per_cpu_pages pcp[NR_CPUS];
+};
+
+typedef struct pglist_data {
+	struct zone node_zones[MAX_NR_ZONES];
+	int node_id;
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages;
+} pg_data_t;
+
+extern struct pglist_data *node_data[MAX_NUMNODES];
+#define NODE_DATA(nid) (node_data[nid])
+
+static inline int page_to_nid(const struct page *page)
+{
+	return (int)((page->flags >> PAGE_NID_SHIFT) & PAGE_NID_MASK);
+}
+
+static inline enum zone_type page_zonenum(const struct page *page)
+{
+	return (enum zone_type)((page->flags >> PAGE_ZONE_SHIFT) &
+				PAGE_ZONE_MASK);
+}
+
+static inline struct zone *page_zone(const struct page *page)
+{
+	return &NODE_DATA(page_to_nid(page))->node_zones[page_zonenum(page)];
+}
+
+static inline bool zone_is_empty(const struct zone *zone)
+{
+	return zone->spanned_pages == 0;
+}
+
+/*
+ * Bring up node `nid` over the memory memblock describes: allocate and
+ * initialise its memmap (from memblock), set up its zones, and give every
+ * free memblock range to the buddy.  Returns false (with a message) when
+ * the memmap cannot be allocated.  The kernel calls it once for node 0;
+ * host tests call it for a private node over a crafted map.
+ */
+bool mm_init_node(int nid, struct pglist_data *pgdat);
+/* Forget node `nid` (host tests, after they have given everything back). */
+void mm_exit_node(int nid);
+
+unsigned long node_nr_free_pages(int nid);
+unsigned long zone_nr_free_pages(const struct zone *zone);
+unsigned long zone_pcp_count(const struct zone *zone);
+
+/* Bad frees reported so far (double free, wrong order, not allocated). */
+extern unsigned long nr_bad_page_frees;
+/* Allocation failures that were reported (without __GFP_NOWARN). */
+extern unsigned long nr_alloc_fail_warnings;
+
+#endif /* MMZONE_H */

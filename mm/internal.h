@@ -1,0 +1,19 @@
+/*
+ * internal.h - what mm/ files share with each other and nobody else.
+ *
+ * mm_init.c builds the memmap and the zones at boot; page_alloc.c owns
+ * everything after that.  The calls below are the seam between the two.
+ */
+#ifndef MM_INTERNAL_H
+#define MM_INTERNAL_H
+
+#include <mmzone.h>
+
+/* Set up a zone's locks, free lists and per-CPU lists (all empty). */
+void zone_init_free_lists(struct zone *zone);
+
+/* Boot: hand frames [start_pfn, end_pfn) of one zone to the buddy, as the
+ * largest aligned blocks that fit.  The frames must be PG_reserved. */
+void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn);
+
+#endif /* MM_INTERNAL_H */

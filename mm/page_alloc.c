@@ -1,0 +1,787 @@
+/*
+ * page_alloc.c - the buddy page allocator, its per-CPU page lists, and the
+ * any-context (NMI-safe) entry points try_alloc_pages()/free_pages_nolock().
+ *
+ * LOCK ORDER (outermost first):
+ *
+ *   pcp->lock       (struct per_cpu_pages, one per CPU per zone)
+ *     zone->lock    (struct zone)
+ *
+ * pcp->lock guards one CPU's page lists in one zone.  Its own CPU takes it
+ * with IRQs off (spin_lock_irqsave) on every allocation and free of order
+ * <= PCP_MAX_ORDER; drain_all_pages() takes other CPUs' pcp->lock the same
+ * way to empty their lists without an IPI.  It is a real spinlock rather
+ * than a local lock for that reason.  In NMI context it is only ever
+ * trylocked: if the code the NMI interrupted holds it, the NMI backs off.
+ *
+ * zone->lock guards the zone's free_area[] lists and free_pages.  Taken
+ * with IRQs off, alone or nested inside pcp->lock; never the other way
+ * round.  NMI context: trylock only.
+ *
+ * zone->deferred_free is a lock-free list (llist): free_pages_nolock()
+ * pushes a block there when it cannot take either lock, and whoever next
+ * holds zone->lock for an ordinary free (or refill, or drain) takes the whole
+ * list and frees it properly.  nr_deferred counts its pages (atomically),
+ * so nr_free_pages() never loses them.
+ *
+ * THE BUDDY.  Free memory in a zone is a set of blocks of 2^order pages,
+ * order 0..MAX_ORDER.  Invariants, under zone->lock:
+ *   - A free block of order k starts at a frame number aligned to 2^k.
+ *   - Its head page (first frame) has PG_buddy set and page->order == k and
+ *     is on free_area[k].free_list; no other page of the block has PG_buddy.
+ *   - free_area[k].nr_free is the length of that list; free_pages is the
+ *     sum over k of nr_free << k.
+ *   - Two free blocks of order k are buddies when their frame numbers differ
+ *     only in bit k (buddy_pfn = pfn ^ (1 << k)); together they are the
+ *     aligned block of order k + 1 that contains both.
+ *   - No two free buddies stay apart: a free merges as far as it can, so
+ *     the free blocks are the unique largest-aligned cover of the free frames.
+ * A block is merged with its buddy (page_is_buddy) only when
+ *   (a) the buddy's frame lies in the same zone,
+ *   (b) the buddy is the head of a free block (PG_buddy),
+ *   (c) that block has the same order k (a larger free block containing
+ *       the buddy frame, or a smaller one starting there, is no buddy),
+ *   (d) and it belongs to the same node and zone by its flags.
+ *
+ * PER-CPU LISTS.  Orders 0..PCP_MAX_ORDER are served from a per-CPU list:
+ * an empty list is refilled with a batch (PCP_BATCH pages' worth) from the
+ * buddy under zone->lock, and a list holding more than PCP_HIGH pages gives
+ * a batch back.  Blocks on them are "free" for accounting (nr_free_pages)
+ * but not for the buddy (PG_pcp, not PG_buddy): drain_local_pages() and
+ * drain_all_pages() return them so they can merge again.
+ *
+ * BAD FREES.  An allocated block's head records its order in page->flags
+ * (PAGE_ALLOC_ORDER_SHIFT).  A free checks the page before touching any
+ * list: a double free, a free of a page that is not the head of an
+ * allocated block, or a free with a different order is reported (frame,
+ * order, caller) and ignored, so the lists stay intact.
+ */
+#include <mm.h>
+#include <mmzone.h>
+#include <spinlock.h>
+#include <smp.h>
+#include <irqflags.h>
+#include <memlayout.h>
+#include <printk.h>
+#include <kernel.h>
+#include <string.h>
+#include "internal.h"
+
+struct pglist_data *node_data[MAX_NUMNODES];
+unsigned long nr_bad_page_frees;
+unsigned long nr_alloc_fail_warnings;
+
+/* ---- what page->flags records about allocated blocks ---- */
+
+static unsigned int page_alloc_order_plus1(const struct page *page)
+{
+	return (unsigned int)((page->flags >> PAGE_ALLOC_ORDER_SHIFT) &
+			      PAGE_ALLOC_ORDER_MASK);
+}
+
+static void set_page_alloc_order(struct page *page, unsigned int order)
+{
+	page->flags &= ~(PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT);
+	page->flags |= (unsigned long)(order + 1) << PAGE_ALLOC_ORDER_SHIFT;
+}
+
+static void clear_page_alloc_order(struct page *page)
+{
+	page->flags &= ~(PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT);
+}
+
+static bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
+{
+	return pfn >= zone->zone_start_pfn &&
+	       pfn < zone->zone_start_pfn + zone->spanned_pages;
+}
+
+/* ---- the buddy: every function here needs zone->lock ---- */
+
+static void add_to_free_list_locked(struct page *page, struct zone *zone,
+				    unsigned int order)
+{
+	page->flags |= PG_buddy;
+	page->order = order;
+	list_add(&page->lru, &zone->free_area[order].free_list);
+	zone->free_area[order].nr_free++;
+	zone->free_pages += 1ul << order;
+}
+
+static void del_from_free_list_locked(struct page *page, struct zone *zone,
+				      unsigned int order)
+{
+	list_del(&page->lru);
+	page->flags &= ~PG_buddy;
+	zone->free_area[order].nr_free--;
+	zone->free_pages -= 1ul << order;
+}
+
+/* Conditions (a)-(d) of the header comment. */
+static bool page_is_buddy(const struct zone *zone, unsigned long buddy_pfn,
+			  unsigned int order)
+{
+	const struct page *buddy;
+
+	if (!zone_spans_pfn(zone, buddy_pfn) || !pfn_valid(buddy_pfn))
+		return false;                                     /* (a) */
+	buddy = pfn_to_page(buddy_pfn);
+	if (!(buddy->flags & PG_buddy))                           /* (b) */
+		return false;
+	if (buddy->order != order)                                /* (c) */
+		return false;
+	return page_to_nid(buddy) == zone->node &&                /* (d) */
+	       page_zonenum(buddy) == zone->idx;
+}
+
+/* Put a block back and merge it with its buddy for as long as it has one. */
+static void __free_one_page(struct page *page, unsigned long pfn,
+			    struct zone *zone, unsigned int order)
+{
+	lockdep_assert_held(&zone->lock);
+	while (order < MAX_ORDER) {
+		unsigned long buddy_pfn = pfn ^ (1ul << order);
+
+		if (!page_is_buddy(zone, buddy_pfn, order))
+			break;
+		del_from_free_list_locked(pfn_to_page(buddy_pfn), zone, order);
+		pfn &= buddy_pfn;           /* the merged block's head */
+		order++;
+	}
+	page = pfn_to_page(pfn);
+	add_to_free_list_locked(page, zone, order);
+}
+
+/*
+ * A block of order `high` was taken to serve order `low`: give back its
+ * upper halves, largest first, keeping the first 2^low pages.
+ */
+static void buddy_split_locked(struct zone *zone, struct page *page,
+			       unsigned int low, unsigned int high)
+{
+	while (high > low) {
+		high--;
+		add_to_free_list_locked(page + (1ul << high), zone, high);
+	}
+}
+
+/* The smallest free block that fits, split down to `order`. */
+static struct page *__rmqueue_smallest(struct zone *zone, unsigned int order)
+{
+	unsigned int o;
+
+	lockdep_assert_held(&zone->lock);
+	for (o = order; o <= MAX_ORDER; o++) {
+		struct free_area *area = &zone->free_area[o];
+		struct page *page;
+
+		if (list_empty(&area->free_list))
+			continue;
+		page = list_first_entry(&area->free_list, struct page, lru);
+		del_from_free_list_locked(page, zone, o);
+		buddy_split_locked(zone, page, order, o);
+		return page;
+	}
+	return NULL;
+}
+
+/* Blocks freed by free_pages_nolock() while the locks were taken. */
+static void free_deferred_pages_locked(struct zone *zone)
+{
+	struct llist_node *n;
+
+	lockdep_assert_held(&zone->lock);
+	n = llist_del_all(&zone->deferred_free);
+	while (n) {
+		/* Read the link first: the free reuses it as page->lru. */
+		struct llist_node *next = n->next;
+		struct page *page = llist_entry(n, struct page, llnode);
+		unsigned int order = page->order;
+
+		page->flags &= ~PG_deferred;
+		__free_one_page(page, page_to_pfn(page), zone, order);
+		__atomic_fetch_sub(&zone->nr_deferred, 1ul << order,
+				   __ATOMIC_RELAXED);
+		n = next;
+	}
+}
+
+/* ---- per-CPU lists: these need pcp->lock (and zone->lock when said) ---- */
+
+static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
+			   unsigned int order)
+{
+	page->flags |= PG_pcp;
+	page->order = order;
+	list_add(&page->lru, &pcp->lists[order]);
+	pcp->count += 1 << order;
+}
+
+static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
+				    unsigned int order, bool coldest)
+{
+	struct list_head *list = &pcp->lists[order];
+	struct page *page;
+
+	if (list_empty(list))
+		return NULL;
+	page = coldest ? list_last_entry(list, struct page, lru)
+		       : list_first_entry(list, struct page, lru);
+	list_del(&page->lru);
+	page->flags &= ~PG_pcp;
+	pcp->count -= 1 << order;
+	return page;
+}
+
+/* Move up to `count` blocks of `order` from the buddy to the pcp list. */
+static void rmqueue_bulk_locked(struct zone *zone, unsigned int order,
+				int count, struct per_cpu_pages *pcp)
+{
+	lockdep_assert_held(&pcp->lock);
+	lockdep_assert_held(&zone->lock);
+	while (count-- > 0) {
+		struct page *page = __rmqueue_smallest(zone, order);
+
+		if (!page)
+			break;
+		pcp_add_locked(pcp, page, order);
+	}
+}
+
+/* Give at least `nr_pages` pages (coldest first, all orders in turn) from
+ * the pcp lists back to the buddy; everything if nr_pages >= count. */
+static void free_pcppages_bulk_locked(struct zone *zone, int nr_pages,
+				      struct per_cpu_pages *pcp)
+{
+	unsigned int order = 0;
+
+	lockdep_assert_held(&pcp->lock);
+	lockdep_assert_held(&zone->lock);
+	while (nr_pages > 0 && pcp->count > 0) {
+		struct page *page = pcp_take_locked(pcp, order, true);
+
+		if (page) {
+			__free_one_page(page, page_to_pfn(page), zone, order);
+			nr_pages -= 1 << order;
+		}
+		order = (order + 1) % NR_PCP_LISTS;
+	}
+}
+
+static void drain_zone_pcp(struct zone *zone, unsigned int cpu)
+{
+	struct per_cpu_pages *pcp = &zone->pcp[cpu];
+	unsigned long flags;
+
+	spin_lock_irqsave(&pcp->lock, flags);
+	spin_lock(&zone->lock);
+	free_pcppages_bulk_locked(zone, pcp->count, pcp);
+	free_deferred_pages_locked(zone);
+	spin_unlock(&zone->lock);
+	spin_unlock_irqrestore(&pcp->lock, flags);
+}
+
+static void drain_cpu_pages(unsigned int cpu)
+{
+	int nid;
+	unsigned int z;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		if (!pgdat)
+			continue;
+		for (z = 0; z < MAX_NR_ZONES; z++)
+			if (!zone_is_empty(&pgdat->node_zones[z]))
+				drain_zone_pcp(&pgdat->node_zones[z], cpu);
+	}
+}
+
+void drain_local_pages(void)
+{
+	drain_cpu_pages(smp_processor_id());
+}
+
+/* Each CPU's pcp->lock is a spinlock, so we can empty its lists from here. */
+void drain_all_pages(void)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		drain_cpu_pages(cpu);
+}
+
+/* ---- allocation ---- */
+
+/*
+ * Take a lock the way the caller's context allows: spin (IRQs off) on the
+ * ordinary path, a single try on the any-context path.  Returns with IRQs
+ * off and the lock held, or false with nothing changed.
+ */
+static bool lock_irqsave_or_try(spinlock_t *lock, unsigned long *flags,
+				bool trylock)
+{
+	if (trylock)
+		return spin_trylock_irqsave(lock, *flags);
+	spin_lock_irqsave(lock, *flags);
+	return true;
+}
+
+static bool lock_or_try(spinlock_t *lock, bool trylock)
+{
+	if (trylock)
+		return spin_trylock(lock);
+	spin_lock(lock);
+	return true;
+}
+
+static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
+				    bool trylock)
+{
+	struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
+	struct page *page;
+	unsigned long flags;
+
+	if (!lock_irqsave_or_try(&pcp->lock, &flags, trylock))
+		return NULL;
+	page = pcp_take_locked(pcp, order, false);
+	if (!page && lock_or_try(&zone->lock, trylock)) {
+		int blocks = max(PCP_BATCH >> order, 1);
+
+		free_deferred_pages_locked(zone);
+		rmqueue_bulk_locked(zone, order, blocks, pcp);
+		spin_unlock(&zone->lock);
+		page = pcp_take_locked(pcp, order, false);
+	}
+	spin_unlock_irqrestore(&pcp->lock, flags);
+	return page;
+}
+
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+				  bool trylock)
+{
+	struct page *page;
+	unsigned long flags;
+
+	if (!lock_irqsave_or_try(&zone->lock, &flags, trylock))
+		return NULL;
+	free_deferred_pages_locked(zone);
+	page = __rmqueue_smallest(zone, order);
+	spin_unlock_irqrestore(&zone->lock, flags);
+	return page;
+}
+
+static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
+{
+	page->flags &= ~(PG_buddy | PG_pcp | PG_deferred | PG_head |
+			 PG_nolock_alloc);
+	set_page_alloc_order(page, order);
+	if (order)
+		page->flags |= PG_head;
+	INIT_LIST_HEAD(&page->lru);
+	if (gfp & __GFP_ZERO)
+		memset(page_address(page), 0, PAGE_SIZE << order);
+}
+
+/* The zones gfp allows, highest first (Normal, then DMA32). */
+static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
+				       unsigned int order, bool trylock)
+{
+	int z = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
+
+	for (; z >= 0; z--) {
+		struct zone *zone = &pgdat->node_zones[z];
+		struct page *page;
+
+		if (!zone->managed_pages)
+			continue;
+		if (order <= PCP_MAX_ORDER)
+			page = rmqueue_pcplist(zone, order, trylock);
+		else
+			page = rmqueue_buddy(zone, order, trylock);
+		if (page) {
+			prep_new_page(page, order, gfp);
+			return page;
+		}
+	}
+	return NULL;
+}
+
+static void warn_alloc(int nid, gfp_t gfp, unsigned int order)
+{
+	if (gfp & __GFP_NOWARN)
+		return;
+	nr_alloc_fail_warnings++;
+	pr_warn("page allocation failure: order:%u, gfp:%#x, node:%d, %lu pages free\n",
+		order, gfp, nid, nr_free_pages());
+}
+
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	struct pglist_data *pgdat;
+	struct page *page;
+
+	if (nid < 0 || nid >= MAX_NUMNODES || !NODE_DATA(nid) ||
+	    order > MAX_ORDER) {
+		warn_alloc(nid, gfp, order);
+		return NULL;
+	}
+	if (in_nmi()) {
+		/* It would spin on locks the NMI may have interrupted. */
+		WARN_ON_ONCE(in_nmi());
+		return NULL;
+	}
+	pgdat = NODE_DATA(nid);
+	page = get_page_from_node(pgdat, gfp, order, false);
+	if (!page) {
+		/* Pages may sit on per-CPU lists of other orders or CPUs. */
+		drain_all_pages();
+		page = get_page_from_node(pgdat, gfp, order, false);
+	}
+	if (!page)
+		warn_alloc(nid, gfp, order);
+	return page;
+}
+
+struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return alloc_pages_node(0, gfp, order);
+}
+
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order);
+
+	return page ? (unsigned long)page_address(page) : 0;
+}
+
+/*
+ * Any context, NMI included: every lock is tried once; NULL means "not
+ * now" (a lock was held, by another CPU or by the code we interrupted, or
+ * the memory was not there).  No drain, no retry, no warning.  The block
+ * is zeroed, as the caller cannot pass __GFP_ZERO.
+ */
+struct page *try_alloc_pages(int nid, unsigned int order)
+{
+	struct page *page;
+
+	if (nid < 0 || nid >= MAX_NUMNODES || !NODE_DATA(nid) ||
+	    order > MAX_ORDER)
+		return NULL;
+	page = get_page_from_node(NODE_DATA(nid), __GFP_ZERO | __GFP_NOWARN,
+				  order, true);
+	if (page)
+		page->flags |= PG_nolock_alloc;
+	return page;
+}
+
+/* ---- freeing ---- */
+
+static void bad_page_free(unsigned long pfn, unsigned int order,
+			  unsigned long caller, const char *why)
+{
+	nr_bad_page_frees++;
+	pr_err("BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored\n",
+	       pfn, order, (void *)caller, why);
+}
+
+/* Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere? */
+static bool pfn_in_free_block(unsigned long pfn)
+{
+	unsigned int o;
+
+	for (o = 0; o <= MAX_ORDER; o++) {
+		unsigned long head = pfn & ~((1ul << o) - 1);
+		const struct page *p;
+
+		if (!pfn_valid(head))
+			break;
+		p = pfn_to_page(head);
+		if ((p->flags & (PG_buddy | PG_pcp | PG_deferred)) &&
+		    p->order >= o)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Check that `page` heads an allocated block of `order`, and forget that
+ * it does.  False (after a report) when the free must not go ahead.
+ */
+static bool free_pages_prepare(struct page *page, unsigned int order,
+			       unsigned long caller)
+{
+	unsigned long pfn;
+	unsigned int recorded;
+
+	if ((uintptr_t)page < (uintptr_t)mem_map ||
+	    (uintptr_t)page >= (uintptr_t)(mem_map + (mem_map_end_pfn -
+						       mem_map_base_pfn))) {
+		bad_page_free(0, order, caller, "not a page of the memmap");
+		return false;
+	}
+	pfn = page_to_pfn(page);
+	if (order > MAX_ORDER) {
+		bad_page_free(pfn, order, caller, "order above MAX_ORDER");
+		return false;
+	}
+	if (page->flags & PG_reserved) {
+		bad_page_free(pfn, order, caller,
+			      "reserved page, never allocated");
+		return false;
+	}
+	if (pfn_in_free_block(pfn)) {
+		bad_page_free(pfn, order, caller, "double free: already free");
+		return false;
+	}
+	recorded = page_alloc_order_plus1(page);
+	if (!recorded) {
+		bad_page_free(pfn, order, caller,
+			      "not the head of an allocated block");
+		return false;
+	}
+	if (recorded - 1 != order) {
+		pr_err("BUG: page at pfn %#lx was allocated with order %u\n",
+		       pfn, recorded - 1);
+		bad_page_free(pfn, order, caller, "wrong order");
+		return false;
+	}
+	clear_page_alloc_order(page);
+	page->flags &= ~(PG_head | PG_slab | PG_large_kmalloc |
+			 PG_nolock_alloc);
+	return true;
+}
+
+static void free_to_pcp(struct zone *zone, struct page *page,
+			unsigned int order)
+{
+	struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
+	unsigned long flags;
+
+	spin_lock_irqsave(&pcp->lock, flags);
+	pcp_add_locked(pcp, page, order);
+	if (pcp->count > PCP_HIGH || !llist_empty(&zone->deferred_free)) {
+		spin_lock(&zone->lock);
+		if (pcp->count > PCP_HIGH)
+			free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
+		free_deferred_pages_locked(zone);
+		spin_unlock(&zone->lock);
+	}
+	spin_unlock_irqrestore(&pcp->lock, flags);
+}
+
+static void free_to_buddy(struct zone *zone, struct page *page,
+			  unsigned int order)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&zone->lock, flags);
+	__free_one_page(page, page_to_pfn(page), zone, order);
+	free_deferred_pages_locked(zone);
+	spin_unlock_irqrestore(&zone->lock, flags);
+}
+
+static void free_pages_nolock_caller(struct page *page, unsigned int order,
+				     unsigned long caller);
+
+static void free_pages_caller(struct page *page, unsigned int order,
+			      unsigned long caller)
+{
+	struct zone *zone;
+
+	if (in_nmi()) {
+		/* The ordinary path would spin: take the any-context one. */
+		free_pages_nolock_caller(page, order, caller);
+		return;
+	}
+	if (!free_pages_prepare(page, order, caller))
+		return;
+	zone = page_zone(page);
+	if (order <= PCP_MAX_ORDER)
+		free_to_pcp(zone, page, order);
+	else
+		free_to_buddy(zone, page, order);
+}
+
+void __free_pages(struct page *page, unsigned int order)
+{
+	free_pages_caller(page, order, _RET_IP_);
+}
+
+void free_pages(unsigned long addr, unsigned int order)
+{
+	if (addr)
+		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_);
+}
+
+static void free_pages_nolock_caller(struct page *page, unsigned int order,
+				     unsigned long caller)
+{
+	struct zone *zone;
+	unsigned long flags;
+
+	if (!free_pages_prepare(page, order, caller))
+		return;
+	zone = page_zone(page);
+	if (order <= PCP_MAX_ORDER) {
+		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
+
+		if (spin_trylock_irqsave(&pcp->lock, flags)) {
+			pcp_add_locked(pcp, page, order);
+			/* Over the high mark: give back only if it is free. */
+			if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
+				free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
+				free_deferred_pages_locked(zone);
+				spin_unlock(&zone->lock);
+			}
+			spin_unlock_irqrestore(&pcp->lock, flags);
+			return;
+		}
+	}
+	if (spin_trylock_irqsave(&zone->lock, flags)) {
+		__free_one_page(page, page_to_pfn(page), zone, order);
+		free_deferred_pages_locked(zone);
+		spin_unlock_irqrestore(&zone->lock, flags);
+		return;
+	}
+	/* Both locks are taken: leave it for the next locked free.  Count
+	 * first, so the counter never goes below what the list holds. */
+	page->order = order;
+	page->flags |= PG_deferred;
+	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);
+	llist_add(&page->llnode, &zone->deferred_free);
+}
+
+/* Any context, NMI included: trylocks only; never loses the block. */
+void free_pages_nolock(struct page *page, unsigned int order)
+{
+	free_pages_nolock_caller(page, order, _RET_IP_);
+}
+
+/* ---- boot ---- */
+
+void zone_init_free_lists(struct zone *zone)
+{
+	unsigned int o, cpu;
+
+	spin_lock_init(&zone->lock, "zone->lock");
+	for (o = 0; o < NR_PAGE_ORDERS; o++) {
+		INIT_LIST_HEAD(&zone->free_area[o].free_list);
+		zone->free_area[o].nr_free = 0;
+	}
+	zone->free_pages = 0;
+	init_llist_head(&zone->deferred_free);
+	zone->nr_deferred = 0;
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = &zone->pcp[cpu];
+
+		spin_lock_init(&pcp->lock, "pcp->lock");
+		pcp->count = 0;
+		for (o = 0; o < NR_PCP_LISTS; o++)
+			INIT_LIST_HEAD(&pcp->lists[o]);
+	}
+}
+
+void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn)
+{
+	unsigned long pfn = start_pfn;
+
+	while (pfn < end_pfn) {
+		unsigned int order = MAX_ORDER;
+		struct page *page = pfn_to_page(pfn);
+		struct zone *zone = page_zone(page);
+		unsigned long flags, i;
+
+		while (order && (!IS_ALIGNED(pfn, 1ul << order) ||
+				 pfn + (1ul << order) > end_pfn))
+			order--;
+		for (i = 0; i < (1ul << order); i++)
+			page[i].flags &= ~PG_reserved;
+		spin_lock_irqsave(&zone->lock, flags);
+		__free_one_page(page, pfn, zone, order);
+		zone->managed_pages += 1ul << order;
+		spin_unlock_irqrestore(&zone->lock, flags);
+		pfn += 1ul << order;
+	}
+}
+
+/* ---- accounting ---- */
+
+unsigned long zone_pcp_count(const struct zone *zone)
+{
+	unsigned long n = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += (unsigned long)READ_ONCE(zone->pcp[cpu].count);
+	return n;
+}
+
+unsigned long zone_nr_free_pages(const struct zone *zone)
+{
+	return READ_ONCE(zone->free_pages) + zone_pcp_count(zone) +
+	       __atomic_load_n(&zone->nr_deferred, __ATOMIC_RELAXED);
+}
+
+unsigned long node_nr_free_pages(int nid)
+{
+	unsigned long n = 0;
+	unsigned int z;
+
+	if (nid < 0 || nid >= MAX_NUMNODES || !NODE_DATA(nid))
+		return 0;
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		n += zone_nr_free_pages(&NODE_DATA(nid)->node_zones[z]);
+	return n;
+}
+
+unsigned long nr_free_pages(void)
+{
+	unsigned long n = 0;
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		n += node_nr_free_pages(nid);
+	return n;
+}
+
+/*
+ * Like /proc/buddyinfo: free blocks per order in each zone.  Takes no lock
+ * (it may run from a crash or an NMI), so on a busy system the numbers
+ * can be a moment apart from each other.
+ */
+void show_free_areas(void)
+{
+	int nid;
+	unsigned int z, o;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		if (!pgdat)
+			continue;
+		pr_info("buddy: free blocks per order (0..%u), node %d:\n",
+			MAX_ORDER, nid);
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			const struct zone *zone = &pgdat->node_zones[z];
+			char line[160];
+			int len = 0;
+
+			if (zone_is_empty(zone))
+				continue;
+			for (o = 0; o <= MAX_ORDER; o++)
+				len += snprintf(line + len, sizeof(line) - len,
+						" %5lu",
+						READ_ONCE(zone->free_area[o].nr_free));
+			pr_info("  zone %-6s%s\n", zone->name, line);
+			pr_info("  zone %-6s %lu pages free (%lu KiB) = buddy %lu + pcp %lu + deferred %lu, of %lu managed\n",
+				zone->name, zone_nr_free_pages(zone),
+				zone_nr_free_pages(zone) << (PAGE_SHIFT - 10),
+				READ_ONCE(zone->free_pages),
+				zone_pcp_count(zone),
+				__atomic_load_n(&zone->nr_deferred,
+						__ATOMIC_RELAXED),
+				zone->managed_pages);
+		}
+	}
+}
