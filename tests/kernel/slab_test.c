@@ -359,6 +359,32 @@ static void exact_accounting_many_objects(struct kunit *test)
 	EXPECT_PAGES_BACK(test, before);
 }
 
+static void empty_slabs_go_back_beyond_min_partial(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache_args args = { 0 };  /* no sheaves: frees hit slabs */
+	struct kmem_cache *s;
+	unsigned int i, n;
+	void **p;
+
+	s = kmem_cache_create_args("test_partial", 256, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	n = s->objects * (s->min_partial + 6);
+	p = kmalloc(n * sizeof(void *), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++)
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, s->min_partial + 6);
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, p[i]);
+	/* No shrink: the frees alone gave all but min_partial slabs back. */
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, s->min_partial);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLAB), 6);
+	kfree(p);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	EXPECT_PAGES_BACK(test, before);
+}
+
 /* ---- several CPUs ---- */
 
 #define XCPU_OBJS 256
@@ -480,6 +506,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(bulk_alloc_and_free),
 	KUNIT_CASE(exact_accounting_many_objects),
 	KUNIT_CASE(destroy_names_leaked_objects),
+	KUNIT_CASE(empty_slabs_go_back_beyond_min_partial),
 	KUNIT_CASE(objects_freed_on_another_cpu),
 	KUNIT_CASE(all_cpus_at_once),
 	KUNIT_CASE(free_pointer_is_hardened),  /* last: leaks a slab */
@@ -887,7 +914,7 @@ static void debug_invalid_free(struct kunit *test)
 	b = kmem_cache_alloc(t, GFP_KERNEL);
 	kmem_cache_free(s, a + 8);       /* inside an object */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
-	kmem_cache_free(s, b);           /* another cache's object */
+	kmem_cache_free(t, a);           /* another cache's object */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
 	kmem_cache_free(t, &local);      /* not a slab object at all */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 3);
