@@ -120,6 +120,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	nr = direct_map_ranges(ranges, BOOT_MMAP_MAX);
 	paging_init(ranges, nr);         /* final tables: direct map, W^X */
 	desc_unmap_stack_guards();       /* stack overflows now fault */
+	smp_init();                      /* APICs, other CPUs, NMI watchdog */
 
 	run_self_tests();                /* never returns */
 }

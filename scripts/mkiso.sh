@@ -10,7 +10,10 @@ kernel=$1
 out=$2
 cmdline=${3:-}
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+# The log lives outside the staged tree: xorriso reads that tree while
+# grub-mkrescue writes the log, and a file that grows under it is an error.
+log=$(mktemp)
+trap 'rm -rf "$stage" "$log"' EXIT
 mkdir -p "$stage/boot/grub"
 cp "$kernel" "$stage/boot/kernel.elf"
 cat > "$stage/boot/grub/grub.cfg" <<CFG
@@ -22,8 +25,8 @@ menuentry "teaching kernel" {
 }
 CFG
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out" "$stage" >"$stage/mkrescue.log" 2>&1 || {
-	cat "$stage/mkrescue.log" >&2
+grub-mkrescue -o "$out" "$stage" >"$log" 2>&1 || {
+	cat "$log" >&2
 	echo "mkiso: grub-mkrescue failed (is grub-pc-bin installed?)" >&2
 	exit 1
 }
