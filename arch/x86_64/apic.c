@@ -140,6 +140,18 @@ void apic_setup_this_cpu(void)
 	apic_eoi();
 }
 
+/*
+ * A WRMSR to an x2APIC register is not serialising (SDM vol. 3A, 11.12.3),
+ * so the IPI could overtake our own earlier stores: the mailbox or list
+ * entry the target is about to read.  MFENCE drains the stores, LFENCE
+ * keeps the WRMSR from starting before that.  (An xAPIC MMIO write is an
+ * ordinary uncached store and stays behind earlier stores by itself.)
+ */
+static inline void x2apic_wrmsr_fence(void)
+{
+	__asm__ __volatile__("mfence; lfence" ::: "memory");
+}
+
 bool apic_wait_icr_idle(void)
 {
 	u64 end;
@@ -161,6 +173,7 @@ void apic_send_ipi(u32 dest, u32 icr_low)
 	u32 saved_high;
 
 	if (x2apic_mode) {
+		x2apic_wrmsr_fence();
 		wrmsr(X2APIC_MSR_BASE + APIC_ICR_LOW / 16,
 		      ((u64)dest << 32) | icr_low);
 		local_irq_restore(flags);
@@ -179,6 +192,7 @@ void apic_send_ipi(u32 dest, u32 icr_low)
 void apic_send_self_ipi(u8 vector)
 {
 	if (x2apic_mode) {
+		x2apic_wrmsr_fence();
 		wrmsr(X2APIC_SELF_IPI, vector);
 		return;
 	}

@@ -31,7 +31,7 @@
 #define MATRIX_MAX_US   1500000   /* senders have IRQs off: stay below the
 				   * watchdog threshold on a loaded host */
 #define MAILBOX_WAIT_US 1000000
-#define STORM_LINES     30
+#define STORM_LINES     10
 #define PEEK_SIZE       8192
 
 static unsigned int mailbox[NR_CPUS][NR_CPUS];   /* [target][sender] */
@@ -171,8 +171,10 @@ static void send_to_everyone(void *info)
 			unsigned int t = (i + me) % nr_cpu_ids;
 
 			sent[t][me]++;
-			if (!nmi_round_trip(t))
+			if (!nmi_round_trip(t)) {
 				lost[me]++;
+				return;   /* IRQs are off: do not wait again */
+			}
 		}
 	}
 }
@@ -300,8 +302,10 @@ static void storm_self(void *info)
 
 	(void)info;
 	for (k = 0; k < STORM_LINES; k++)
-		if (!nmi_round_trip(smp_processor_id()))
+		if (!nmi_round_trip(smp_processor_id())) {
 			lost[smp_processor_id()]++;
+			return;
+		}
 }
 
 /* Every line in `buf` reads "...cpuN: NMI: nmi_test storm line seq=K of
@@ -394,6 +398,8 @@ static void irq_work_queued_in_nmi_runs_after_it(struct kunit *test)
 	       rdtsc() < end)
 		cpu_relax();
 	WRITE_ONCE(queue_work_in_nmi, false);
+	KUNIT_ASSERT_EQ(test, __atomic_load_n(&nmi_work_runs[cpu],
+					      __ATOMIC_ACQUIRE), 1);
 	irq_work_sync(&nmi_work[cpu]);
 	KUNIT_EXPECT_EQ(test, nmi_work_runs[cpu], 1);
 	KUNIT_EXPECT_EQ(test, nmi_work_cpu[cpu], cpu);

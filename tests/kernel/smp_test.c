@@ -272,7 +272,8 @@ static void irq_work_runs_on_the_queueing_cpu(struct kunit *test)
 	}
 	on_each_cpu(queue_probe, NULL, true);
 	for_each_online_cpu(cpu) {
-		KUNIT_EXPECT_TRUE(test, wait_runs(&probes[cpu], 1));
+		/* assert: irq_work_sync() below would wait forever */
+		KUNIT_ASSERT_TRUE(test, wait_runs(&probes[cpu], 1));
 		KUNIT_EXPECT_EQ(test, probes[cpu].cpu, cpu);
 		KUNIT_EXPECT_TRUE(test, probes[cpu].in_irq);
 		irq_work_sync(&probes[cpu].work);
@@ -294,7 +295,7 @@ static void irq_work_waits_for_irqs_and_runs_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->runs), 0);  /* IRQs are off */
 	KUNIT_EXPECT_TRUE(test, irq_work_is_pending(&p->work));
 	local_irq_restore(flags);
-	KUNIT_EXPECT_TRUE(test, wait_runs(p, 1));
+	KUNIT_ASSERT_TRUE(test, wait_runs(p, 1));
 	irq_work_sync(&p->work);
 	KUNIT_EXPECT_EQ(test, p->runs, 1);
 	KUNIT_EXPECT_FALSE(test, irq_work_is_pending(&p->work));
