@@ -14,6 +14,7 @@
  * of the BIOS area 0xe0000-0xfffff on 16-byte boundaries (ACPI 6.5,
  * 5.2.5.1).  Every structure's checksum is verified before it is trusted;
  * any failure leaves acpi_madt_info.valid false with one clear line.
+ * `acpi=off` on the command line takes that path on purpose.
  *
  * Tables are read through the direct map (everything below 4 GiB is in
  * it, whatever its memory type).  Runs once, on the boot CPU, before the
@@ -25,6 +26,7 @@
 #include <string.h>
 #include "acpi.h"
 #include "multiboot2.h"
+#include "../../kernel/cmdline.h"
 
 #define RSDP_SIGNATURE      "RSD PTR "
 #define RSDP_V1_LEN         20
@@ -378,6 +380,10 @@ void acpi_init(void)
 	const char *source = "nowhere";
 	size_t entry_size = 4;
 
+	if (cmdline_get("acpi") && !strcmp(cmdline_get("acpi"), "off")) {
+		pr_info("acpi: off (command line): running on the boot CPU only\n");
+		return;
+	}
 	rsdp = find_rsdp(&source);
 	if (!rsdp) {
 		pr_warn("acpi: no valid RSDP found: running on the boot CPU only\n");
