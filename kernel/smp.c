@@ -94,10 +94,12 @@ void smp_call_function_interrupt(void)
 	}
 }
 
+/* IRQs off only matters once there is another CPU to wait for: early
+ * boot code (IRQs still off, one CPU) may call on_each_cpu() safely. */
 static void check_calling_context(void)
 {
 	WARN_ON_ONCE(in_nmi());
-	WARN_ON_ONCE(irqs_disabled());
+	WARN_ON_ONCE(irqs_disabled() && nr_cpu_ids > 1);
 }
 
 int smp_call_function_single(unsigned int cpu, smp_call_func_t func,

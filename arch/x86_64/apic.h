@@ -19,6 +19,7 @@
 #define ARCH_X86_64_APIC_H
 
 #include <types.h>
+#include <smp.h>
 
 /* Local APIC register offsets (SDM vol. 3A, table 11-1 / 11-6). */
 #define APIC_ID         0x020
@@ -82,6 +83,8 @@
 #define SPURIOUS_APIC_VECTOR         0xff
 
 extern bool x2apic_mode;
+/* Timer interrupts taken by each CPU since its timer started (smpboot.c). */
+DECLARE_PER_CPU(unsigned long, apic_timer_ticks);
 extern u32 apic_timer_ticks_per_ms;   /* after the divide-by-16 */
 #define APIC_TIMER_HZ 100
 

@@ -26,8 +26,6 @@
 
 #define WAIT_US 2000000
 
-DECLARE_PER_CPU(unsigned long, apic_timer_ticks);
-
 /* ---- smp_boot ---- */
 
 static void every_madt_cpu_is_online(struct kunit *test)
