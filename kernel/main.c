@@ -133,6 +133,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	desc_unmap_stack_guards();       /* stack overflows now fault */
 	e820__memblock_setup();          /* usable memory minus what is taken */
 	mm_core_init();                  /* memmap, zones, buddy allocator */
+	smp_init();                      /* APICs, other CPUs, NMI watchdog */
 
 	run_self_tests();                /* never returns */
 }
