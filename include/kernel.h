@@ -20,6 +20,8 @@ void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
 /* The dying CPU claims the console (lock-free) before its report; a second
  * CPU that dies meanwhile stops quietly instead of interleaving. */
 void printk_emergency_begin(void);
+/* True on the CPU that claimed the console for a panic report. */
+bool printk_emergency_owner(void);
 
 /* Counted by the test framework: a test may assert that a warning fired. */
 extern unsigned long warn_count;

@@ -84,6 +84,8 @@ static __always_inline bool in_task(void)
 	for ((c) = 0; (c) < nr_cpu_ids; (c)++)
 
 void percpu_init_boot_cpu(void);
+/* Boot CPU, once: APICs, the other CPUs, the watchdog (smpboot.c). */
+void smp_init(void);
 void percpu_setup(unsigned int cpu, u32 apic_id);
 
 /*
@@ -96,5 +98,9 @@ typedef void (*smp_call_func_t)(void *info);
 void on_each_cpu(smp_call_func_t func, void *info, bool wait);
 int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
 			     void *info, bool wait);
+/* func(info) on every online CPU in `mask` except this one (cpumask.h). */
+struct cpumask;
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t func,
+			    void *info, bool wait);
 
 #endif /* SMP_H */

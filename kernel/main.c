@@ -136,6 +136,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	e820__memblock_setup();          /* usable memory minus what is taken */
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(cmdline_get("slub_debug")); /* object caches, kmalloc */
+	smp_init();                      /* APICs, other CPUs, NMI watchdog */
 
 	run_self_tests();                /* never returns */
 }

@@ -90,3 +90,17 @@ unsigned long nmi_printk_dropped(void)
 		sum += READ_ONCE(per_cpu(nmi_bufs, cpu).dropped);
 	return sum;
 }
+
+size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size)
+{
+	struct nmi_printk_buf *b = per_cpu_ptr(nmi_bufs, cpu);
+	unsigned long head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+	unsigned long tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	size_t n = 0;
+
+	while (tail != head && n + 1 < size)
+		buf[n++] = b->data[tail++ & (NMI_PRINTK_BUF_SIZE - 1)];
+	if (size)
+		buf[n] = '\0';
+	return n;
+}

@@ -14,6 +14,8 @@ void nmi_printk_flush_locked(void);
 void printk_flush_nmi(void);
 /* Bytes that did not fit in a buffer since boot (should stay 0). */
 unsigned long nmi_printk_dropped(void);
+/* Tests: copy what `cpu`'s buffer holds, unflushed, NUL-terminated. */
+size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size);
 
 void console_write_locked(const char *msg, size_t len);
 extern bool printk_emergency;

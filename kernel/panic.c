@@ -3,10 +3,12 @@
  *
  * The first CPU to panic (or to die in an exception) wins `panic_cpu` and
  * prints its report without taking the console lock, since the CPU that
- * holds it may be the one that is stuck.  It stops the other CPUs (with an
- * NMI, once SMP is up: smp_stop_other_cpus), names the test that was
- * running, and exits QEMU with the panic status.  A second CPU that arrives
- * here while the first is reporting halts quietly.
+ * holds it may be the one that is stuck (in NMI context too: printk checks
+ * printk_emergency_owner()).  It names the test that was running, stops
+ * the other CPUs with an NMI once SMP is up (smp_stop_other_cpus_hook,
+ * arch/x86_64/nmi.c), each of which prints its registers and backtrace,
+ * and exits QEMU with the panic status.  A second CPU that arrives here
+ * while the first is reporting halts; the stop NMI still reaches it.
  */
 #include <kernel.h>
 #include <kunit.h>
@@ -26,6 +28,11 @@ unsigned long warn_count;
 /* Set by SMP code: stop all other CPUs now (NMI), never wait long. */
 void (*smp_stop_other_cpus_hook)(void);
 
+bool printk_emergency_owner(void)
+{
+	return READ_ONCE(panic_cpu) == (int)smp_processor_id();
+}
+
 void printk_emergency_begin(void)
 {
 	int me = (int)smp_processor_id();
@@ -35,10 +42,24 @@ void printk_emergency_begin(void)
 	if (!__atomic_compare_exchange_n(&panic_cpu, &expected, me, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
 	    expected != me)
-		cpu_halt_forever(); /* another CPU is already reporting */
-	if (smp_stop_other_cpus_hook && !printk_emergency)
+		cpu_halt_forever(); /* another CPU is reporting; its stop NMI
+				     * will still make this one print its state */
+	if (!printk_emergency) {
+		printk_emergency = true;
+		nmi_printk_flush_locked();  /* what NMIs printed before */
+	}
+}
+
+/* Once: NMI every other CPU, which prints its registers and backtrace
+ * into its NMI buffer and halts; then print those buffers. */
+static void stop_other_cpus_once(void)
+{
+	static bool stopped;
+
+	if (!stopped && smp_stop_other_cpus_hook) {
+		stopped = true;
 		smp_stop_other_cpus_hook();
-	printk_emergency = true;
+	}
 	nmi_printk_flush_locked();
 }
 
@@ -56,6 +77,8 @@ void panic(const char *fmt, ...)
 		pr_emerg("while running test %s.%s\n",
 			 kunit_current_suite ? kunit_current_suite->name : "?",
 			 kunit_current_test->name);
+	stop_other_cpus_once();
+	pr_emerg("backtrace of cpu%u, the panicking CPU:\n", smp_processor_id());
 	dump_backtrace(_THIS_IP_, (unsigned long)__builtin_frame_address(0));
 	pr_emerg("---[ end Kernel panic - not syncing: %s ]---\n", buf);
 	qemu_exit(QEMU_EXIT_PANIC);

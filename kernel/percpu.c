@@ -31,9 +31,9 @@ void percpu_init_boot_cpu(void)
 }
 
 /*
- * Until the SMP code (arch/x86_64/smp.c) brings up other CPUs, the boot CPU
- * is the only one: cross-CPU calls are plain calls.  These weak versions
- * are replaced by the IPI-based ones when that file is linked in.
+ * Single-CPU fallbacks: cross-CPU calls are plain calls.  The kernel links
+ * kernel/smp.c, whose IPI-based versions (strong symbols) replace these;
+ * they stay for builds without it.
  */
 __attribute__((weak)) void on_each_cpu(smp_call_func_t func, void *info,
 				       bool wait)

@@ -16,6 +16,7 @@
  * printk_emergency lets panic() write without the lock: a half-garbled line
  * is better than a silent hang.
  */
+#include <kernel.h>
 #include <printk.h>
 #include <spinlock.h>
 #include <string.h>
@@ -75,12 +76,18 @@ int vprintk_level(int level, const char *fmt, va_list ap)
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
 
-	if (in_nmi()) {
-		nmi_printk_store(buf, (size_t)n);
+	if (printk_emergency) {
+		/* The dying CPU writes at once, even from an NMI; the others'
+		 * NMI output waits in their buffers for it, and their normal
+		 * output is dropped rather than interleaved with the report. */
+		if (printk_emergency_owner())
+			console_write_locked(buf, (size_t)n);
+		else if (in_nmi())
+			nmi_printk_store(buf, (size_t)n);
 		return n;
 	}
-	if (printk_emergency) {
-		console_write_locked(buf, (size_t)n);
+	if (in_nmi()) {
+		nmi_printk_store(buf, (size_t)n);
 		return n;
 	}
 	spin_lock_irqsave(&console_lock, flags);

@@ -67,3 +67,58 @@ static struct kunit_suite broken_hang = {
 	.test_cases = broken_hang_cases,
 };
 kunit_test_suite(broken_hang);
+
+/*
+ * broken_deadlock: the classic AB-BA deadlock.  cpu1 (in an IPI, IRQs off)
+ * takes B then wants A; cpu0 takes A (IRQs off) then wants B.  Neither
+ * spinlock check can see it (each CPU holds a different lock), so only the
+ * hard-lockup watchdog can end this run: the harness boots it with SMP=2
+ * and expects the watchdog report.
+ */
+#include <smp.h>
+#include <spinlock.h>
+
+static DEFINE_SPINLOCK(deadlock_a);
+static DEFINE_SPINLOCK(deadlock_b);
+static int a_held, b_held;
+
+static void take_b_then_a(void *info)
+{
+	(void)info;
+	spin_lock(&deadlock_b);
+	WRITE_ONCE(b_held, 1);
+	while (!READ_ONCE(a_held))
+		cpu_relax();
+	spin_lock(&deadlock_a);
+	spin_unlock(&deadlock_a);
+	spin_unlock(&deadlock_b);
+}
+
+static void abba_deadlock(struct kunit *test)
+{
+	unsigned long flags;
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	kunit_info(test, "cpu0 takes A then B, cpu1 takes B then A");
+	smp_call_function_single(1, take_b_then_a, NULL, false);
+	spin_lock_irqsave(&deadlock_a, flags);
+	WRITE_ONCE(a_held, 1);
+	while (!READ_ONCE(b_held))
+		cpu_relax();
+	spin_lock(&deadlock_b);
+	KUNIT_FAIL(test, "got both locks: there was no deadlock");
+	spin_unlock(&deadlock_b);
+	spin_unlock_irqrestore(&deadlock_a, flags);
+}
+
+static struct kunit_case broken_deadlock_cases[] = {
+	KUNIT_CASE(abba_deadlock),
+	{}
+};
+
+static struct kunit_suite broken_deadlock = {
+	.name = "broken_deadlock",
+	.test_cases = broken_deadlock_cases,
+};
+kunit_test_suite(broken_deadlock);

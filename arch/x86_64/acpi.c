@@ -1,0 +1,422 @@
+/*
+ * acpi.c - find the MADT and read the CPUs and interrupt routing from it.
+ *
+ * The chain (ACPI 6.5, ch. 5.2): the Root System Description Pointer
+ * (RSDP, "RSD PTR ") points at the XSDT (64-bit pointers, ACPI 2.0+) and
+ * the RSDT (32-bit pointers); each of those lists the other tables, each of
+ * which starts with a common 36-byte header.  We look for the "APIC"
+ * signature: the Multiple APIC Description Table, whose variable-length
+ * entries describe local APICs (one per CPU), local x2APICs, I/O APICs,
+ * ISA interrupt source overrides and local APIC NMI wiring.
+ *
+ * Where the RSDP comes from, in order: GRUB's multiboot2 ACPI tag (new or
+ * old, copied into boot_info), then a scan of the first KiB of the EBDA and
+ * of the BIOS area 0xe0000-0xfffff on 16-byte boundaries (ACPI 6.5,
+ * 5.2.5.1).  Every structure's checksum is verified before it is trusted;
+ * any failure leaves acpi_madt_info.valid false with one clear line.
+ * `acpi=off` on the command line takes that path on purpose.
+ *
+ * Tables are read through the direct map (everything below 4 GiB is in
+ * it, whatever its memory type).  Runs once, on the boot CPU, before the
+ * other CPUs start: no locks.
+ */
+#include <kernel.h>
+#include <memlayout.h>
+#include <printk.h>
+#include <string.h>
+#include "acpi.h"
+#include "multiboot2.h"
+#include "../../kernel/cmdline.h"
+
+#define RSDP_SIGNATURE      "RSD PTR "
+#define RSDP_V1_LEN         20
+#define RSDP_V2_LEN         36
+#define EBDA_SEGMENT_PTR    0x40e      /* BDA word: EBDA segment */
+#define EBDA_SCAN_LEN       1024
+#define BIOS_AREA_START     0xe0000
+#define BIOS_AREA_END       0x100000
+#define RSDP_ALIGN          16
+#define ACPI_TABLE_MAX_LEN  (1u << 20) /* sanity bound on a table length */
+#define FOUR_GIB            (1ull << 32)
+
+/* MADT entry types (ACPI 6.5, table 5.46). */
+#define MADT_LOCAL_APIC          0
+#define MADT_IO_APIC             1
+#define MADT_INT_OVERRIDE        2
+#define MADT_LOCAL_APIC_NMI      4
+#define MADT_LOCAL_X2APIC        9
+#define MADT_LOCAL_X2APIC_NMI    10
+#define MADT_LAPIC_ENABLED       (1u << 0)
+#define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
+
+struct acpi_rsdp {
+	char signature[8];
+	u8 checksum;          /* of the first 20 bytes */
+	char oem_id[6];
+	u8 revision;          /* 0: ACPI 1.0, 2: ACPI 2.0+ */
+	u32 rsdt_address;
+	u32 length;           /* ACPI 2.0+ from here */
+	u64 xsdt_address;
+	u8 extended_checksum; /* of all `length` bytes */
+	u8 reserved[3];
+} __packed;
+
+struct acpi_table_header {
+	char signature[4];
+	u32 length;
+	u8 revision;
+	u8 checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	u32 oem_revision;
+	u32 creator_id;
+	u32 creator_revision;
+} __packed;
+
+struct acpi_madt {
+	struct acpi_table_header header;
+	u32 lapic_address;
+	u32 flags;
+} __packed;
+
+struct madt_entry {
+	u8 type;
+	u8 length;
+} __packed;
+
+struct madt_local_apic {
+	struct madt_entry h;
+	u8 acpi_uid;
+	u8 apic_id;
+	u32 flags;
+} __packed;
+
+struct madt_io_apic {
+	struct madt_entry h;
+	u8 id;
+	u8 reserved;
+	u32 address;
+	u32 gsi_base;
+} __packed;
+
+struct madt_int_override {
+	struct madt_entry h;
+	u8 bus;
+	u8 source;
+	u32 gsi;
+	u16 flags;
+} __packed;
+
+struct madt_lapic_nmi {
+	struct madt_entry h;
+	u8 acpi_uid;
+	u16 flags;
+	u8 lint;
+} __packed;
+
+struct madt_local_x2apic {
+	struct madt_entry h;
+	u16 reserved;
+	u32 x2apic_id;
+	u32 flags;
+	u32 acpi_uid;
+} __packed;
+
+struct madt_x2apic_nmi {
+	struct madt_entry h;
+	u16 flags;
+	u32 acpi_uid;
+	u8 lint;
+	u8 reserved[3];
+} __packed;
+
+struct acpi_madt_info acpi_madt_info;
+
+u8 acpi_checksum(const void *p, size_t len)
+{
+	const u8 *b = p;
+	u8 sum = 0;
+
+	while (len--)
+		sum += *b++;
+	return sum;
+}
+
+static bool rsdp_valid(const struct acpi_rsdp *r, size_t avail)
+{
+	if (avail < RSDP_V1_LEN || memcmp(r->signature, RSDP_SIGNATURE, 8))
+		return false;
+	if (acpi_checksum(r, RSDP_V1_LEN))
+		return false;
+	if (r->revision < 2)
+		return true;
+	return avail >= RSDP_V2_LEN && r->length >= RSDP_V2_LEN &&
+	       !acpi_checksum(r, RSDP_V2_LEN);
+}
+
+static const struct acpi_rsdp *scan_for_rsdp(phys_addr_t start,
+					     phys_addr_t end)
+{
+	phys_addr_t p;
+
+	for (p = start; p + RSDP_V1_LEN <= end; p += RSDP_ALIGN) {
+		const struct acpi_rsdp *r = phys_to_virt(p);
+
+		if (rsdp_valid(r, end - p))
+			return r;
+	}
+	return NULL;
+}
+
+static const struct acpi_rsdp *find_rsdp(const char **source)
+{
+	const struct acpi_rsdp *r;
+	phys_addr_t ebda;
+
+	if (boot_info.rsdp_len) {
+		r = (const struct acpi_rsdp *)boot_info.rsdp;
+		if (rsdp_valid(r, boot_info.rsdp_len)) {
+			*source = boot_info.rsdp_is_v2 ? "multiboot2 ACPI 2.0 tag" :
+							 "multiboot2 ACPI 1.0 tag";
+			return r;
+		}
+		pr_warn("acpi: the RSDP from the boot loader fails its checksum; scanning the BIOS areas\n");
+	}
+	ebda = (phys_addr_t)*(const u16 *)phys_to_virt(EBDA_SEGMENT_PTR) << 4;
+	if (ebda && ebda < BIOS_AREA_END) {
+		r = scan_for_rsdp(ebda, ebda + EBDA_SCAN_LEN);
+		if (r) {
+			*source = "the EBDA";
+			return r;
+		}
+	}
+	r = scan_for_rsdp(BIOS_AREA_START, BIOS_AREA_END);
+	*source = "the BIOS area";
+	return r;
+}
+
+/* A table header at `phys`, checked; NULL (with a message) if bad. */
+static const struct acpi_table_header *map_table(u64 phys)
+{
+	const struct acpi_table_header *h;
+
+	if (!phys || phys + sizeof(*h) > FOUR_GIB) {
+		pr_warn("acpi: table address %#lx is outside the direct map\n",
+			(unsigned long)phys);
+		return NULL;
+	}
+	h = phys_to_virt(phys);
+	if (h->length < sizeof(*h) || h->length > ACPI_TABLE_MAX_LEN ||
+	    phys + h->length > FOUR_GIB) {
+		pr_warn("acpi: table %.4s at %#lx has a bad length %u\n",
+			h->signature, (unsigned long)phys, h->length);
+		return NULL;
+	}
+	if (acpi_checksum(h, h->length)) {
+		pr_warn("acpi: table %.4s at %#lx fails its checksum\n",
+			h->signature, (unsigned long)phys);
+		return NULL;
+	}
+	return h;
+}
+
+/* Walk the XSDT (entry_size 8) or RSDT (4) for `sig`. */
+static const struct acpi_table_header *find_table(
+	const struct acpi_table_header *sdt, size_t entry_size, const char *sig)
+{
+	const u8 *entries = (const u8 *)(sdt + 1);
+	size_t n = (sdt->length - sizeof(*sdt)) / entry_size, i;
+
+	for (i = 0; i < n; i++) {
+		u64 phys = 0;
+		const struct acpi_table_header *h;
+
+		memcpy(&phys, entries + i * entry_size, entry_size);
+		if (!phys || phys + sizeof(*h) > FOUR_GIB)
+			continue;
+		h = phys_to_virt(phys);
+		if (memcmp(h->signature, sig, 4))
+			continue;
+		return map_table(phys);
+	}
+	return NULL;
+}
+
+static void add_cpu(struct acpi_madt_info *out, u32 apic_id, u32 flags)
+{
+	unsigned int i;
+
+	if (!(flags & (MADT_LAPIC_ENABLED | MADT_LAPIC_ONLINE_CAPABLE))) {
+		out->nr_cpus_skipped++;
+		return;
+	}
+	for (i = 0; i < out->nr_cpus; i++) {
+		if (out->cpu_apic_ids[i] == apic_id) {
+			out->nr_cpus_skipped++;   /* a repeated entry */
+			return;
+		}
+	}
+	if (out->nr_cpus == NR_CPUS) {
+		out->nr_cpus_skipped++;
+		return;
+	}
+	out->cpu_apic_ids[out->nr_cpus++] = apic_id;
+}
+
+static void add_lapic_nmi(struct acpi_madt_info *out, u32 uid, u16 flags,
+			  u8 lint)
+{
+	if (out->nr_lapic_nmis == ACPI_MAX_LAPIC_NMIS)
+		return;
+	out->lapic_nmis[out->nr_lapic_nmis].acpi_uid = uid;
+	out->lapic_nmis[out->nr_lapic_nmis].flags = flags;
+	out->lapic_nmis[out->nr_lapic_nmis].lint = lint;
+	out->nr_lapic_nmis++;
+}
+
+static void parse_entry(const struct madt_entry *e, struct acpi_madt_info *out)
+{
+	switch (e->type) {
+	case MADT_LOCAL_APIC: {
+		const struct madt_local_apic *l = (const void *)e;
+
+		if (e->length >= sizeof(*l))
+			add_cpu(out, l->apic_id, l->flags);
+		break;
+	}
+	case MADT_LOCAL_X2APIC: {
+		const struct madt_local_x2apic *l = (const void *)e;
+
+		if (e->length >= sizeof(*l))
+			add_cpu(out, l->x2apic_id, l->flags);
+		break;
+	}
+	case MADT_IO_APIC: {
+		const struct madt_io_apic *io = (const void *)e;
+
+		if (e->length < sizeof(*io) || out->nr_ioapics == ACPI_MAX_IOAPICS)
+			break;
+		out->ioapics[out->nr_ioapics].id = io->id;
+		out->ioapics[out->nr_ioapics].phys_addr = io->address;
+		out->ioapics[out->nr_ioapics].gsi_base = io->gsi_base;
+		out->nr_ioapics++;
+		break;
+	}
+	case MADT_INT_OVERRIDE: {
+		const struct madt_int_override *o = (const void *)e;
+
+		if (e->length < sizeof(*o) ||
+		    out->nr_overrides == ACPI_MAX_OVERRIDES)
+			break;
+		out->overrides[out->nr_overrides].source_irq = o->source;
+		out->overrides[out->nr_overrides].gsi = o->gsi;
+		out->overrides[out->nr_overrides].flags = o->flags;
+		out->nr_overrides++;
+		break;
+	}
+	case MADT_LOCAL_APIC_NMI: {
+		const struct madt_lapic_nmi *n = (const void *)e;
+
+		if (e->length >= sizeof(*n))
+			add_lapic_nmi(out, n->acpi_uid, n->flags, n->lint);
+		break;
+	}
+	case MADT_LOCAL_X2APIC_NMI: {
+		const struct madt_x2apic_nmi *n = (const void *)e;
+
+		if (e->length >= sizeof(*n))
+			add_lapic_nmi(out, n->acpi_uid, n->flags, n->lint);
+		break;
+	}
+	default:
+		break;  /* other entry types do not concern us */
+	}
+}
+
+bool acpi_parse_madt(const void *table, struct acpi_madt_info *out)
+{
+	const struct acpi_madt *madt = table;
+	const u8 *p = (const u8 *)(madt + 1);
+	const u8 *end = (const u8 *)madt + madt->header.length;
+
+	memset(out, 0, sizeof(*out));
+	if (madt->header.length < sizeof(*madt) ||
+	    acpi_checksum(madt, madt->header.length))
+		return false;
+	out->lapic_phys = madt->lapic_address;
+	out->madt_flags = madt->flags;
+	while (p + sizeof(struct madt_entry) <= end) {
+		const struct madt_entry *e = (const void *)p;
+
+		if (e->length < sizeof(*e) || p + e->length > end)
+			break;   /* a malformed entry ends the walk */
+		parse_entry(e, out);
+		p += e->length;
+	}
+	out->valid = out->nr_cpus > 0;
+	return out->valid;
+}
+
+u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
+{
+	unsigned int i;
+
+	*flags = 0;
+	for (i = 0; i < acpi_madt_info.nr_overrides; i++) {
+		const struct acpi_irq_override *o = &acpi_madt_info.overrides[i];
+
+		if (o->source_irq == irq) {
+			*flags = o->flags;
+			return o->gsi;
+		}
+	}
+	return irq;   /* ISA IRQs are identity-mapped unless overridden */
+}
+
+void acpi_init(void)
+{
+	const struct acpi_rsdp *rsdp;
+	const struct acpi_table_header *sdt = NULL, *madt;
+	const char *source = "nowhere";
+	size_t entry_size = 4;
+
+	if (cmdline_get("acpi") && !strcmp(cmdline_get("acpi"), "off")) {
+		pr_info("acpi: off (command line): running on the boot CPU only\n");
+		return;
+	}
+	rsdp = find_rsdp(&source);
+	if (!rsdp) {
+		pr_warn("acpi: no valid RSDP found: running on the boot CPU only\n");
+		return;
+	}
+	if (rsdp->revision >= 2 && rsdp->xsdt_address) {
+		sdt = map_table(rsdp->xsdt_address);
+		entry_size = 8;
+	}
+	if (!sdt) {
+		sdt = map_table(rsdp->rsdt_address);
+		entry_size = 4;
+	}
+	if (!sdt) {
+		pr_warn("acpi: no valid XSDT or RSDT: running on the boot CPU only\n");
+		return;
+	}
+	madt = find_table(sdt, entry_size, "APIC");
+	if (!madt) {
+		pr_warn("acpi: no valid MADT: running on the boot CPU only\n");
+		return;
+	}
+	if (!acpi_parse_madt(madt, &acpi_madt_info)) {
+		pr_warn("acpi: the MADT lists no usable CPU: running on the boot CPU only\n");
+		return;
+	}
+	acpi_madt_info.source = source;
+	pr_info("acpi: RSDP from %s, %s, MADT: %u CPU%s, %u I/O APIC%s, %u override%s, %u LAPIC NMI entr%s\n",
+		source, entry_size == 8 ? "XSDT" : "RSDT",
+		acpi_madt_info.nr_cpus, acpi_madt_info.nr_cpus == 1 ? "" : "s",
+		acpi_madt_info.nr_ioapics, acpi_madt_info.nr_ioapics == 1 ? "" : "s",
+		acpi_madt_info.nr_overrides,
+		acpi_madt_info.nr_overrides == 1 ? "" : "s",
+		acpi_madt_info.nr_lapic_nmis,
+		acpi_madt_info.nr_lapic_nmis == 1 ? "y" : "ies");
+}

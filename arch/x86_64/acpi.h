@@ -1,0 +1,71 @@
+/*
+ * acpi.h - what the firmware's ACPI tables say about CPUs and interrupts.
+ *
+ * acpi_init() finds the RSDP, checks every checksum, walks the XSDT (or
+ * the RSDT) to the MADT ("APIC" table) and fills `acpi_madt_info` below.
+ * Any problem (no RSDP, bad checksum, no MADT) is reported in one line and
+ * leaves acpi_madt_info.valid false: the kernel then runs on the boot CPU
+ * alone, with the ISA defaults for interrupts.
+ */
+#ifndef ARCH_X86_64_ACPI_H
+#define ARCH_X86_64_ACPI_H
+
+#include <types.h>
+#include <smp.h>
+
+#define ACPI_MAX_IOAPICS   4
+#define ACPI_MAX_OVERRIDES 16
+#define ACPI_MAX_LAPIC_NMIS 8
+#define ACPI_ISA_IRQS      16
+
+/* MPS INTI flags of an override or an NMI entry (ACPI 6.5, table 5.50). */
+#define ACPI_POLARITY_MASK       0x3
+#define ACPI_POLARITY_ACTIVE_LOW 0x3
+#define ACPI_TRIGGER_MASK        0xc
+#define ACPI_TRIGGER_LEVEL       0xc
+
+struct acpi_ioapic {
+	u32 id;
+	u32 phys_addr;
+	u32 gsi_base;
+};
+
+struct acpi_irq_override {
+	u8 source_irq;   /* ISA IRQ */
+	u32 gsi;         /* where it really arrives */
+	u16 flags;       /* polarity and trigger mode */
+};
+
+struct acpi_lapic_nmi {
+	u32 acpi_uid;    /* processor UID, 0xff / 0xffffffff: every CPU */
+	u16 flags;
+	u8 lint;         /* LINT0 or LINT1 */
+};
+
+struct acpi_madt_info {
+	bool valid;
+	const char *source;          /* where the RSDP was found */
+	u32 lapic_phys;              /* the local APICs' MMIO address */
+	u32 madt_flags;
+	unsigned int nr_cpus;        /* enabled CPUs, duplicates removed */
+	u32 cpu_apic_ids[NR_CPUS];   /* in MADT order */
+	unsigned int nr_cpus_skipped; /* disabled, duplicate, or beyond NR_CPUS */
+	unsigned int nr_ioapics;
+	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+	unsigned int nr_overrides;
+	struct acpi_irq_override overrides[ACPI_MAX_OVERRIDES];
+	unsigned int nr_lapic_nmis;
+	struct acpi_lapic_nmi lapic_nmis[ACPI_MAX_LAPIC_NMIS];
+};
+
+extern struct acpi_madt_info acpi_madt_info;
+
+void acpi_init(void);
+/* Sum of `len` bytes modulo 256; a valid ACPI structure sums to 0. */
+u8 acpi_checksum(const void *p, size_t len);
+/* Parse a MADT at `madt` (exposed for the tests' fabricated tables). */
+bool acpi_parse_madt(const void *madt, struct acpi_madt_info *out);
+/* The GSI and flags of ISA IRQ `irq` after the overrides. */
+u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * watchdog.h - the hard-lockup detector.
+ *
+ * A CPU that makes no progress (its periodic timer interrupt has not run
+ * for watchdog_thresh seconds: it is spinning with IRQs off, or dead) is
+ * reported: its registers and backtrace through an NMI, then every other
+ * CPU's, then a panic that fails the test run.  See kernel/watchdog.c.
+ */
+#ifndef WATCHDOG_H
+#define WATCHDOG_H
+
+#include <types.h>
+
+struct pt_regs;
+
+void watchdog_init(void);                     /* boot CPU, after SMP */
+void watchdog_timer_tick(void);               /* every CPU's timer IRQ */
+void watchdog_nmi_heartbeat(struct pt_regs *regs); /* NMI, cpu0 */
+void watchdog_touch_all(void);  /* "everybody is fine now" (long tests) */
+extern bool watchdog_enabled;
+extern unsigned int watchdog_thresh;          /* seconds */
+
+#endif
