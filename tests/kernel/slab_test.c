@@ -407,7 +407,8 @@ static void xcpu_alloc(void *info)
 			x->failed++;
 			continue;
 		}
-		fill(x->objs[i], 72, (u8)(i + smp_processor_id()));
+		fill(x->objs[i], kmem_cache_size(x->s),
+		     (u8)(i + smp_processor_id()));
 	}
 }
 
@@ -437,6 +438,7 @@ static void objects_freed_on_another_cpu(struct kunit *test)
 		for (i = 0; i < XCPU_OBJS; i++)
 			KUNIT_EXPECT_TRUE(test, check(x->objs[i], 72,
 						      (u8)(i + cpu)));
+		KUNIT_ASSERT_EQ(test, kmem_cache_size(x->s), 72);
 		KUNIT_ASSERT_EQ(test, smp_call_function_single(other, xcpu_free,
 							       x, true), 0);
 	}
