@@ -1075,9 +1075,10 @@ void kmem_cache_init(const char *slub_debug)
 	add_to_cache_list(&kmem_cache_boot);
 	slab_up = true;
 	kmalloc_init();
-	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug %s\n",
+	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug: %s\n",
 		kmem_cache_boot.size, KMALLOC_MAX_CACHE_SIZE >> 10,
-		slub_debug_flags ? (slub_debug_names ? slub_debug_names : "all")
+		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
+						     : "every cache")
 				 : "off");
 }
 
