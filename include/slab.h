@@ -128,4 +128,12 @@ void slabinfo_show(void);
 extern bool slab_report_count_only;
 extern unsigned long slab_reports;
 
+/*
+ * Any context, NMI included (mm/slab.c, docs/any-context.md): never spins,
+ * never waits.  node is NUMA_NO_NODE or 0.  NULL means "not now".
+ */
+#define NUMA_NO_NODE (-1)
+void *kmalloc_nolock(size_t size, gfp_t gfp, int node);
+void kfree_nolock(void *object);
+
 #endif /* SLAB_H */
