@@ -6,10 +6,11 @@
  * count, per CPU, every NULL they return by its reason, and every free they
  * had to defer.  The NMI storm tests print these per CPU and check that a
  * NULL always has a reason; a learner can see how often each lock was
- * found taken.  Only the owning CPU writes its counters (from any context:
- * plain increments, as an NMI cannot interleave with itself and the
- * interrupted code does not touch them mid-increment... see the note in
- * mm/page_alloc.c), so readers on other CPUs may see values a moment old.
+ * found taken.  Only the owning CPU writes its counters, but from any
+ * context: normal code and an NMI that interrupts it may bump the same
+ * counter, so every bump is one atomic add (nolock_stat_inc), which an
+ * interrupt cannot split.  Readers on other CPUs may see values a moment
+ * old.
  */
 #ifndef NOLOCK_STATS_H
 #define NOLOCK_STATS_H
@@ -26,5 +27,9 @@ struct nolock_stats {
 };
 
 DECLARE_PER_CPU(struct nolock_stats, nolock_stats);
+
+#define nolock_stat_inc(field) \
+	__atomic_fetch_add(&this_cpu_ptr(nolock_stats)->field, 1, \
+			   __ATOMIC_RELAXED)
 
 #endif /* NOLOCK_STATS_H */
