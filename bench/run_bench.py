@@ -180,6 +180,9 @@ def plot(out, groups, mode):
                     f.write("\n\n")
             png = os.path.join(out, name + ".png")
             logx = "set logscale x\n" if max(params) >= 100 else ""
+            # Contended rows under TCG can be 1000x slower: log y there.
+            yscale = ("set logscale y\n" if g.startswith("scaling") and
+                      unit == "tsc/op" else "set yrange [0:*]\n")
             xlabel = XLABELS.get(g, "batch size N")
             ylabel = YLABELS.get(unit, unit)
             if unit == "tsc/op" and "icount" in mode:
@@ -187,11 +190,12 @@ def plot(out, groups, mode):
             script = (
                 'set terminal pngcairo size 900,540 noenhanced\n'
                 'set output "%s"\nset title "%s (%s)"\nset xlabel "%s"\n'
-                'set ylabel "%s"\n%sset yrange [0:*]\nset xtics (%s)\n'
+                'set ylabel "%s"\n%s%sset xtics (%s)\n'
                 'set key outside right\nset grid\n'
                 'plot for [i=0:%d] "%s" index i using 1:2:3:4 with '
                 'yerrorlines title columnheader(1)\n' % (
                     png, name, mode.split(";")[0], xlabel, ylabel, logx,
+                    yscale,
                     ", ".join(str(p) for p in params),
                     len(variants) - 1, dat))
             r = subprocess.run(["gnuplot"], input=script.encode(),
