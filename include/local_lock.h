@@ -9,6 +9,15 @@
  * that lands inside the critical section finds the flag set, so its
  * local_trylock() fails instead of corrupting the data under our feet.
  *
+ * The plain local_trylock()/local_unlock() pair does not touch the
+ * interrupt flag at all.  That is enough for a critical section that only
+ * ever *tries*: an interrupt or NMI landing inside sees the flag and backs
+ * off, and one landing between the check and the store of the flag runs
+ * to completion (taking and dropping the lock itself) before we store, so
+ * it cannot see a half-taken lock.  There is no preemption and no
+ * migration in this kernel, which is what makes this safe.  The sheaf fast
+ * paths use it: it saves the PUSHF/CLI/POPF of the irqsave forms.
+ *
  * Rules:
  *   - local_lock_irqsave(): normal or IRQ context only.  It asserts the lock
  *     is free (taking it twice on one CPU is a bug, never a wait).
@@ -77,6 +86,21 @@ static inline bool __local_trylock_irqsave(local_trylock_t *l,
 }
 
 #define local_trylock_irqsave(lock, flags) __local_trylock_irqsave(lock, &(flags))
+
+/* Try without changing IRQs; see the head comment for why that is safe. */
+static __always_inline bool local_trylock(local_trylock_t *l)
+{
+	if (READ_ONCE(l->acquired))
+		return false;
+	WRITE_ONCE(l->acquired, 1);
+	barrier();
+	return true;
+}
+
+static __always_inline void local_unlock(local_trylock_t *l)
+{
+	__local_lock_release(l);
+}
 
 static inline bool local_lock_is_locked(const local_trylock_t *l)
 {

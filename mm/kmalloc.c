@@ -55,8 +55,23 @@ BUILD_BUG_ON(ARRAY_SIZE(kmalloc_names) != NR_KMALLOC_CACHES);
 
 static struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
 
-/* The smallest class that holds size (1 <= size <= 8 KiB). */
-static unsigned int kmalloc_index(size_t size)
+/*
+ * Size to class in constant time.  Up to 192 bytes the classes are not
+ * powers of two (96, 192), so a table indexed by (size - 1) / 8 holds the
+ * answer, filled at boot from kmalloc_sizes[] by the plain search below.
+ * Above 192 every class is a power of two from 256 (class 7) up, so the
+ * class is found from the highest set bit of size - 1.
+ */
+#define KMALLOC_SMALL_MAX   192
+#define KMALLOC_SMALL_STEP  8
+#define KMALLOC_POW2_BASE_INDEX 7   /* kmalloc-256 */
+#define KMALLOC_POW2_BASE_SHIFT 8   /* 256 == 1 << 8 */
+
+static u8 kmalloc_small_index[KMALLOC_SMALL_MAX / KMALLOC_SMALL_STEP];
+
+BUILD_BUG_ON(KMALLOC_SMALL_MAX / KMALLOC_SMALL_STEP > 24);
+
+static unsigned int kmalloc_index_search(size_t size)
 {
 	unsigned int i;
 
@@ -64,6 +79,16 @@ static unsigned int kmalloc_index(size_t size)
 		if (size <= kmalloc_sizes[i])
 			return i;
 	return NR_KMALLOC_CACHES;  /* not reached for valid sizes */
+}
+
+/* The smallest class that holds size (1 <= size <= 8 KiB). */
+static __always_inline unsigned int kmalloc_index(size_t size)
+{
+	if (size <= KMALLOC_SMALL_MAX)
+		return kmalloc_small_index[(size - 1) / KMALLOC_SMALL_STEP];
+	/* 63 - clz(size - 1) is floor(log2(size - 1)); 193..256 -> 7. */
+	return (unsigned int)(63 - __builtin_clzl(size - 1)) -
+	       KMALLOC_POW2_BASE_SHIFT + 1 + KMALLOC_POW2_BASE_INDEX;
 }
 
 static unsigned int get_order(size_t size)
@@ -92,6 +117,13 @@ struct kmem_cache *kmalloc_slab(size_t size)
 void kmalloc_init(void)
 {
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmalloc_small_index); i++)
+		kmalloc_small_index[i] =
+			(u8)kmalloc_index_search((i + 1) * KMALLOC_SMALL_STEP);
+	/* The two ways must agree on every size (a cheap boot-time proof). */
+	for (i = 1; i <= KMALLOC_MAX_CACHE_SIZE; i++)
+		BUG_ON(kmalloc_index(i) != kmalloc_index_search(i));
 
 	for (i = 0; i < NR_KMALLOC_CACHES; i++) {
 		unsigned int size = kmalloc_sizes[i];
@@ -160,8 +192,21 @@ static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
 				 caller);
 }
 
+/*
+ * kmalloc() and kfree() try the CPU's sheaf inline first (the fast path in
+ * slab_internal.h) and fall back to the full paths, which handle every
+ * other case: zeroing, large sizes, NMI context, debugging, empty or full
+ * sheaves.
+ */
 void *kmalloc(size_t size, gfp_t gfp)
 {
+	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
+		   !(gfp & __GFP_ZERO))) {
+		void *object = pcs_alloc_fast(kmalloc_caches[kmalloc_index(size)]);
+
+		if (likely(object))
+			return object;
+	}
 	return __kmalloc(size, gfp, _RET_IP_);
 }
 
@@ -201,6 +246,12 @@ static void __kfree(const void *p, unsigned long caller)
 
 void kfree(const void *p)
 {
+	if (likely(!ZERO_OR_NULL_PTR(p))) {
+		struct page *slab = virt_to_slab(p);
+
+		if (likely(slab && pcs_free_fast(slab->slab_cache, (void *)p)))
+			return;
+	}
 	__kfree(p, _RET_IP_);
 }
 

@@ -158,19 +158,6 @@ static void *slab_base(const struct page *slab)
 }
 
 /* The head page of the slab holding addr, or NULL if addr is no slab's. */
-struct page *virt_to_slab(const void *addr)
-{
-	unsigned long pfn = virt_to_phys(addr) >> PAGE_SHIFT;
-	struct page *page;
-
-	if (!pfn_valid(pfn))
-		return NULL;
-	page = pfn_to_page(pfn);
-	if (!(READ_ONCE(page->flags) & PG_slab))
-		return NULL;
-	return (struct page *)page->private_data;
-}
-
 /* Index of object in slab, or -1 if it is not an object's first byte. */
 static long object_index(const struct kmem_cache *s, const struct page *slab,
 			 const void *object)
@@ -1083,6 +1070,13 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
+	void *object;
+
+	if (likely(!(gfp & __GFP_ZERO))) {
+		object = pcs_alloc_fast(s);
+		if (likely(object))
+			return object;
+	}
 	return slab_alloc_caller(s, gfp, _RET_IP_);
 }
 
@@ -1103,7 +1097,14 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 
 void kmem_cache_free(struct kmem_cache *s, void *object)
 {
+	struct page *slab;
+
 	if (!object)
+		return;
+	/* Fast path only for an object of this very cache: anything else
+	 * goes to slab_free(), which reports it. */
+	slab = virt_to_slab(object);
+	if (likely(slab && slab->slab_cache == s && pcs_free_fast(s, object)))
 		return;
 	slab_free(s, object, _RET_IP_);
 }

@@ -173,6 +173,83 @@ static inline bool cache_has_sheaves(const struct kmem_cache *s)
 	return s->sheaf_capacity != 0;
 }
 
+/*
+ * The slab (head page) that addr lies in, or NULL if addr is not in a slab.
+ * Every page of a slab has PG_slab and points at the head page through
+ * private_data (set up by setup_slab()), so any address inside works.
+ */
+static __always_inline struct page *virt_to_slab(const void *addr)
+{
+	unsigned long pfn = virt_to_phys(addr) >> PAGE_SHIFT;
+	struct page *page;
+
+	if (unlikely(!pfn_valid(pfn)))
+		return NULL;
+	page = pfn_to_page(pfn);
+	if (unlikely(!(READ_ONCE(page->flags) & PG_slab)))
+		return NULL;
+	return (struct page *)page->private_data;
+}
+
+/*
+ * The fast paths: pop from / push to this CPU's main sheaf, inlined into
+ * kmalloc(), kfree(), kmem_cache_alloc() and kmem_cache_free() so that the
+ * common case is one short straight line with no call chain.  They only
+ * *try*: anything off the common case (the sheaf lock taken by the code we
+ * interrupted, main empty or full, a cache without sheaves, whose main is
+ * the capacity-0 bootstrap sheaf) returns NULL/false, and the caller takes
+ * the full path (alloc_from_pcs(), free_to_pcs(), the slabs), which checks
+ * everything again.
+ *
+ * The lock is local_trylock() without touching the interrupt flag: an
+ * interrupt or NMI that lands inside finds the flag set and takes its own
+ * slow path, so disabling interrupts would buy nothing here (see
+ * include/local_lock.h).  The slow paths still use the irqsave forms.
+ *
+ * Allocation refuses NMI context (the full path warns: kmalloc_nolock() is
+ * the call for that); freeing from an NMI is fine, as the lock is only
+ * tried.
+ */
+static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
+{
+	struct slub_percpu_sheaves *pcs;
+	struct slab_sheaf *main;
+	void *object;
+
+	if (unlikely(in_nmi()))
+		return NULL;
+	pcs = &s->cpu_sheaves[smp_processor_id()];
+	if (unlikely(!local_trylock(&pcs->lock)))
+		return NULL;
+	main = pcs->main;
+	if (unlikely(!main->size)) {
+		local_unlock(&pcs->lock);
+		return NULL;
+	}
+	object = main->objects[--main->size];
+	pcs->alloc_pcs++;
+	local_unlock(&pcs->lock);
+	return object;
+}
+
+static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
+{
+	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slab_sheaf *main;
+
+	if (unlikely(!local_trylock(&pcs->lock)))
+		return false;
+	main = pcs->main;
+	if (unlikely(main->size >= main->capacity)) {
+		local_unlock(&pcs->lock);
+		return false;
+	}
+	main->objects[main->size++] = object;
+	pcs->free_pcs++;
+	local_unlock(&pcs->lock);
+	return true;
+}
+
 /* ---- slab.c: the slab layer, any context that may spin ---- */
 /* Take up to nr objects from slabs into p; returns how many. */
 unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
@@ -183,7 +260,6 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 /* Checks a free of object to s; false (after a report) to refuse it. */
 bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller);
-struct page *virt_to_slab(const void *addr);
 /* kmem_cache_alloc()/kmem_cache_free() with an explicit caller. */
 void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
