@@ -6,6 +6,8 @@
 #   make iso            build/<compiler>/kernel.iso
 #   make debug          QEMU halted with a gdb stub, and a gdb script
 #   make host-tests     only the host (ASan + UBSan) unit tests
+#   make bench          kernel benchmarks: CSV, plots, report in build/bench/
+#   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
 # CC=clang builds everything with clang instead of gcc (objects go to
 # build/clang/, so the two never mix).  EXTRA_TESTS="a.c b.c" compiles
@@ -63,7 +65,7 @@ KERNEL := $(OBJ)/kernel.elf
 ISO    := $(OBJ)/kernel.iso
 
 .PHONY: all kernel iso run test boottest debug host-tests clean deps \
-	bench FORCE
+	bench bench-host FORCE
 all: kernel
 
 deps:
@@ -126,7 +128,8 @@ HOSTCC ?= $(CC)
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
-HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
+HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
+	tests/host/host_main.c
 HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
 HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c
 
@@ -188,8 +191,53 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
 # Benchmarks: single-CPU rows under -icount (exact instruction counts),
 # scaling rows under multi-threaded TCG; CSV, plots and report.md in
 # build/bench/.
-bench: deps $(KERNEL)
+bench: $(KERNEL)
+	@CC="$(CC)" scripts/ensure-deps.sh gnuplot-nox
 	@$(PYTHON) bench/run_bench.py --kernel $(KERNEL) --out $(BUILD)/bench
+
+# Host benchmark: the same batch patterns against the mm/ slab code built
+# for the host (-O2, no sanitizers), glibc malloc, jemalloc and mimalloc;
+# ns/op timed, instructions/op from perf stat where it works, else
+# callgrind.  Writes build/bench/host.csv and host.md.
+BENCH_HOST := $(BUILD)/bench-host
+BENCH_HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
+BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) kernel/spinlock.c \
+	tests/host/host_support.c
+BENCH_HOST_SLAB_OBJS := $(patsubst %.c,$(BENCH_HOST)/obj/%.o,$(BENCH_HOST_SLAB_SRCS))
+BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc mimalloc slab)
+
+$(BENCH_HOST)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DHOST_TEST -Itests/host/include \
+		-Iinclude -I. -MMD -MP -c $< -o $@
+
+$(BENCH_HOST)/bench_host_glibc: bench/host/bench_host.c
+	@mkdir -p $(dir $@)
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DALLOC_GLIBC $< -o $@
+
+$(BENCH_HOST)/bench_host_jemalloc: bench/host/bench_host.c
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DALLOC_JEMALLOC $< -o $@ -ljemalloc
+
+$(BENCH_HOST)/bench_host_mimalloc: bench/host/bench_host.c
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DALLOC_MIMALLOC $< -o $@ -lmimalloc
+
+$(BENCH_HOST)/bench_host_slab: bench/host/bench_host.c \
+		bench/host/bench_host_slab.h $(BENCH_HOST_SLAB_OBJS)
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DHOST_TEST -DALLOC_SLAB \
+		-Itests/host/include -Iinclude -I. $< $(BENCH_HOST_SLAB_OBJS) \
+		-o $@ -lpthread
+
+bench-host:
+	@CC="$(CC)" scripts/ensure-deps.sh libjemalloc-dev libmimalloc-dev \
+		valgrind gnuplot-nox
+	@$(MAKE) --no-print-directory $(BENCH_HOST_BINS)
+	@$(PYTHON) bench/host/run_host.py --bin-dir $(BENCH_HOST) \
+		--out $(BUILD)/bench
 
 clean:
 	rm -rf $(BUILD)

@@ -71,56 +71,140 @@ def write_csvs(rows, out):
     return groups
 
 
+def unit_text(r, mode):
+    """What a row's figure is, in words for the table."""
+    unit = r.get("unit", "tsc/op")
+    if unit == "tsc/op":
+        return "instr/op" if "icount" in mode else "cycles/op"
+    return unit
+
+
 def table(groups, title, mode):
     lines = ["### %s" % title, "", "_%s_" % mode, "",
              "| group | variant | param | median | p10 .. p90 | unit |",
              "|---|---|---:|---:|---|---|"]
     for g, rs in groups.items():
         for r in rs:
-            lines.append("| %s | %s | %s | %s | %s .. %s | %s |" % (
-                g, r["variant"], r["param"], r["median"], r["p10"], r["p90"],
-                "instr/op" if "icount" in mode else "cycles/op"))
+            spread = ("%s .. %s" % (r["p10"], r["p90"])
+                      if r.get("reps", "1") != "1" else "exact")
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                g, r["variant"], r["param"], r["median"], spread,
+                unit_text(r, mode)))
     return "\n".join(lines) + "\n"
 
 
-def plot(out, groups):
-    """Batch-size chart and scaling curve, where such rows exist."""
+def median_of(rs, variant, param):
+    for r in rs:
+        if r["variant"] == variant and int(r["param"]) == param:
+            return float(r["median"])
+    return None
+
+
+def summary(groups, mode):
+    """The figures the issue sets targets for, computed from the rows."""
+    out = []
+    pair = groups.get("single_kmalloc_pair", [])
+    for size in (64, 256):
+        on = median_of(pair, "sheaves", size)
+        off = median_of(pair, "no_sheaves", size)
+        km = median_of(pair, "kmalloc", size)
+        if on and off:
+            out.append("- %d-byte pair: kmalloc() %.0f, cache with sheaves "
+                       "%.0f, without %.0f instructions: sheaves %.2fx "
+                       "faster" % (size, km or 0, on, off, off / on))
+    sc = groups.get("scaling_pair", [])
+    if sc:
+        cpus = sorted(set(int(r["param"]) for r in sc))
+        for v in ("sheaves", "no_sheaves"):
+            one = median_of(sc, v + ".per_cpu", 1)
+            for n in cpus[1:]:
+                m = median_of(sc, v + ".per_cpu", n)
+                agg = median_of(sc, v + ".aggregate", n)
+                if one and m:
+                    out.append("- %s on %d CPUs: per-CPU throughput %.0f%% "
+                               "of 1 CPU; aggregate %.2f Mops/s" % (
+                                   v, n, 100.0 * one / m, agg or 0))
+        for n in cpus:
+            on = median_of(sc, "sheaves.per_cpu", n)
+            off = median_of(sc, "no_sheaves.per_cpu", n)
+            if on and off:
+                out.append("- %d CPU(s): sheaves %.2fx faster per pair than "
+                           "no sheaves" % (n, off / on))
+    if not out:
+        return ""
+    return "#### Headline figures\n\n" + "\n".join(out) + "\n"
+
+
+XLABELS = {
+    "single_kmalloc_pair": "object size (bytes)",
+    "single_pages": "order",
+    "scaling_pair": "CPUs",
+    "scaling_producer_consumer": "CPUs",
+}
+YLABELS = {
+    "tsc/op": "TSC ticks per op (median, bars p10..p90)",
+    "Mops/s": "million pairs per second (median, bars p10..p90)",
+}
+
+
+def plot(out, groups, mode):
+    """One chart per group and unit with at least two params: the
+    batch-size charts, the scaling curves (per CPU and aggregate)."""
     if not shutil.which("gnuplot"):
         print("bench: gnuplot not found, no plots")
         return []
     made = []
-    for g, rs in groups.items():
-        variants = sorted(set(r["variant"] for r in rs))
-        params = sorted(set(int(r["param"]) for r in rs))
-        if len(params) < 2:
+    for g, all_rs in groups.items():
+        if g.endswith("_memory"):
             continue
-        dat = os.path.join(out, g + ".dat")
-        with open(dat, "w") as f:
-            for v in variants:
-                f.write('"%s"\n' % v)
-                for r in rs:
-                    if r["variant"] == v:
-                        f.write("%s %s %s %s\n" % (r["param"], r["median"],
-                                                   r["p10"], r["p90"]))
-                f.write("\n\n")
-        png = os.path.join(out, g + ".png")
-        logx = "set logscale x\n" if max(params) >= 100 else ""
-        xlabel = "CPUs" if g.startswith("scaling") else "batch size N"
-        script = (
-            'set terminal pngcairo size 900,540 noenhanced\n'
-            'set output "%s"\nset title "%s"\nset xlabel "%s"\n'
-            'set ylabel "per op (median, bars p10..p90)"\n%s'
-            'set key outside right\nset grid\n'
-            'plot for [i=0:%d] "%s" index i using 1:2:3:4 with yerrorlines '
-            'title columnheader(1)\n' % (png, g, xlabel, logx,
-                                         len(variants) - 1, dat))
-        r = subprocess.run(["gnuplot"], input=script.encode(),
-                           capture_output=True)
-        if r.returncode == 0:
-            made.append(png)
-        else:
-            print("bench: gnuplot failed for %s: %s" % (
-                g, r.stderr.decode()[:200]))
+        units = sorted(set(r.get("unit", "tsc/op") for r in all_rs))
+        for unit in units:
+            rs = [r for r in all_rs if r.get("unit", "tsc/op") == unit]
+            variants = []
+            for r in rs:
+                if r["variant"] not in variants:
+                    variants.append(r["variant"])
+            params = sorted(set(int(r["param"]) for r in rs))
+            if len(params) < 2:
+                continue
+            name = g if len(units) == 1 else "%s_%s" % (
+                g, "throughput" if unit == "Mops/s" else "per_cpu")
+            dat = os.path.join(out, name + ".dat")
+            with open(dat, "w") as f:
+                for v in variants:
+                    f.write('"%s"\n' % v)
+                    for r in rs:
+                        if r["variant"] == v:
+                            f.write("%s %s %s %s\n" % (
+                                r["param"], r["median"], r["p10"], r["p90"]))
+                    f.write("\n\n")
+            png = os.path.join(out, name + ".png")
+            logx = "set logscale x\n" if max(params) >= 100 else ""
+            # Contended rows under TCG can be 1000x slower: log y there.
+            yscale = ("set logscale y\n" if g.startswith("scaling") and
+                      unit == "tsc/op" else "set yrange [0:*]\n")
+            xlabel = XLABELS.get(g, "batch size N")
+            ylabel = YLABELS.get(unit, unit)
+            if unit == "tsc/op" and "icount" in mode:
+                ylabel = "guest instructions per op (exact)"
+            script = (
+                'set terminal pngcairo size 900,540 noenhanced\n'
+                'set output "%s"\nset title "%s (%s)"\nset xlabel "%s"\n'
+                'set ylabel "%s"\n%s%sset xtics (%s)\n'
+                'set key outside right\nset grid\n'
+                'plot for [i=0:%d] "%s" index i using 1:2:3:4 with '
+                'yerrorlines title columnheader(1)\n' % (
+                    png, name, mode.split(";")[0], xlabel, ylabel, logx,
+                    yscale,
+                    ", ".join(str(p) for p in params),
+                    len(variants) - 1, dat))
+            r = subprocess.run(["gnuplot"], input=script.encode(),
+                               capture_output=True)
+            if r.returncode == 0:
+                made.append(png)
+            else:
+                print("bench: gnuplot failed for %s: %s" % (
+                    name, r.stderr.decode()[:200]))
     return made
 
 
@@ -152,7 +236,8 @@ def main():
         groups = write_csvs(rows, a.out)
         mode_text = "%s; CPU: %s" % (mode, machine or "unknown")
         report.append(table(groups, title, mode_text))
-        for png in plot(a.out, groups):
+        report.append(summary(groups, mode))
+        for png in plot(a.out, groups, mode):
             report.append("![%s](%s)\n" % (os.path.basename(png),
                                            os.path.basename(png)))
     text = "\n".join(report)

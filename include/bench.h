@@ -17,6 +17,8 @@
  * Output, one line a row, machine-readable and still legible:
  *   BENCH group=kmalloc_pair variant=sheaves param=64 ops=1000 \
  *         median=23.41 min=23.40 p10=23.40 p90=23.52 max=24.10 unit=tsc/op
+ * Other units: "Mops/s" (aggregate throughput of a scaling row) and
+ * "bytes" (memory held, bench_report_value(): one exact value).
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -40,6 +42,14 @@ void bench_stats_from_samples(u64 *samples, unsigned int n,
 			      unsigned long ops, struct bench_stats *out);
 void bench_report(const char *group, const char *variant, unsigned long param,
 		  unsigned long ops, const struct bench_stats *st);
+/* The same row with another unit: "tsc/op" is what bench_report() says;
+ * scaling rows also say "Mops/s" (throughput, higher is better). */
+void bench_report_unit(const char *group, const char *variant,
+		       unsigned long param, unsigned long ops,
+		       const struct bench_stats *st, const char *unit);
+/* One exact value (no spread), e.g. bytes held: unit "bytes". */
+void bench_report_value(const char *group, const char *variant,
+			unsigned long param, u64 value, const char *unit);
 
 struct bench_group {
 	const char *name;

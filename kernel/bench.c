@@ -76,8 +76,9 @@ static void print_fixed(char *buf, size_t size, u64 hundredths)
 		 (unsigned long)(hundredths % HUNDREDTHS));
 }
 
-void bench_report(const char *group, const char *variant, unsigned long param,
-		  unsigned long ops, const struct bench_stats *st)
+void bench_report_unit(const char *group, const char *variant,
+		       unsigned long param, unsigned long ops,
+		       const struct bench_stats *st, const char *unit)
 {
 	char med[24], mn[24], p10[24], p90[24], mx[24];
 
@@ -86,8 +87,27 @@ void bench_report(const char *group, const char *variant, unsigned long param,
 	print_fixed(p10, sizeof(p10), st->p10);
 	print_fixed(p90, sizeof(p90), st->p90);
 	print_fixed(mx, sizeof(mx), st->max);
-	printk("BENCH group=%s variant=%s param=%lu ops=%lu median=%s min=%s p10=%s p90=%s max=%s reps=%u unit=tsc/op\n",
-	       group, variant, param, ops, med, mn, p10, p90, mx, st->reps);
+	printk("BENCH group=%s variant=%s param=%lu ops=%lu median=%s min=%s p10=%s p90=%s max=%s reps=%u unit=%s\n",
+	       group, variant, param, ops, med, mn, p10, p90, mx, st->reps,
+	       unit);
+}
+
+void bench_report(const char *group, const char *variant, unsigned long param,
+		  unsigned long ops, const struct bench_stats *st)
+{
+	bench_report_unit(group, variant, param, ops, st, "tsc/op");
+}
+
+void bench_report_value(const char *group, const char *variant,
+			unsigned long param, u64 value, const char *unit)
+{
+	struct bench_stats st = {
+		.median = value * HUNDREDTHS, .min = value * HUNDREDTHS,
+		.max = value * HUNDREDTHS, .p10 = value * HUNDREDTHS,
+		.p90 = value * HUNDREDTHS, .reps = 1,
+	};
+
+	bench_report_unit(group, variant, param, 1, &st, unit);
 }
 
 #define CPUID_BRAND_FIRST 0x80000002u

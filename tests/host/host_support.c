@@ -3,9 +3,9 @@
  * done with the C library so the same code runs as a host program.
  *
  * printk goes to stdout, panic() prints and aborts (AddressSanitizer then
- * prints the stack), the per-thread "CPU" state of the shadow headers lives
- * here, and main() runs the registered KUnit suites, with an optional
- * filter as argv[1], exactly as the kernel would.
+ * prints the stack), and the per-thread "CPU" state of the shadow headers
+ * lives here.  main() is elsewhere: host_main.c runs the KUnit suites, the
+ * host benchmark (bench/host/bench_host.c) has its own.
  */
 #include <kunit.h>
 #include <kernel.h>
@@ -75,15 +75,6 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 		dst[n] = '\0';
 	}
 	return len;
-}
-
-int main(int argc, char **argv)
-{
-	struct kunit_totals t;
-
-	setvbuf(stdout, NULL, _IONBF, 0);
-	kunit_run_all(argc > 1 ? argv[1] : NULL, &t);
-	return t.failed ? 1 : 0;
 }
 
 /* Host "IPIs": run the function as each CPU in turn, on this thread. */

@@ -1,0 +1,542 @@
+/*
+ * slab_bench.c - what sheaves buy on one CPU, side by side.
+ *
+ * Run under `-icount shift=0` by `make bench`: every figure is an exact
+ * count of guest instructions per operation, the same from run to run.
+ *
+ * Groups:
+ *   single_kmalloc_pair     kmalloc()+kfree() pairs (the kmalloc caches have
+ *                           sheaves), and the same pair on a private cache
+ *                           with sheaves and with sheaf_capacity = 0;
+ *                           param = object size (64, 256)
+ *   single_batch_in_order   allocate N objects of 64 bytes, then free them
+ *   single_batch_shuffled   in allocation order / in a shuffled order (the
+ *                           pattern Linux evaluated sheaves with);
+ *                           param = N (1, 10, 100, 1000), per op = one
+ *                           alloc+free pair
+ *   single_pages            alloc_pages()+__free_pages() pairs; param =
+ *                           order: 0 and 3 come from the per-CPU lists, 4 is
+ *                           the first order the buddy serves directly
+ *   single_any_context      try_alloc_pages()+free_pages_nolock() pairs and
+ *                           kmem_cache_alloc_from_sheaf() (alloc only), in
+ *                           task context and inside an NMI handler
+ *   single_memory           bytes parked in sheaves and the barn after the
+ *                           batch workload, and after kmem_cache_shrink()
+ *
+ * Each measurement repeats its batch BENCH_REPS times after one warm-up,
+ * so the figures are those of the steady state (sheaves already made).
+ */
+#include <bench.h>
+#include <kernel.h>
+#include <mm.h>
+#include <mmzone.h>
+#include <nmi.h>
+#include <prandom.h>
+#include <printk.h>
+#include <slab.h>
+#include <smp.h>
+#include "../../arch/x86_64/cpu.h"
+#include "../../kernel/timekeeping.h"
+#include "../../mm/slab_internal.h"
+#include "slab_bench.h"
+
+#define PAIR_OPS        1000   /* alloc+free pairs per sample */
+#define BATCH_OBJECTS   1000   /* objects per sample, whatever N is */
+#define BATCH_MAX       1000
+#define PAGE_OPS        200
+#define SHEAF_OPS       100    /* objects popped from a prefilled sheaf */
+#define BENCH_REPS      21
+#define NMI_WAIT_US     1000000
+
+/* Keep p alive: the compiler may not delete an alloc+free pair. */
+#define keep(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+
+/* ---------------------------------------------------------------------- */
+/* Caches and the memory report (shared with scaling_bench.c)              */
+/* ---------------------------------------------------------------------- */
+
+struct kmem_cache *bench_cache(unsigned int size, bool sheaves)
+{
+	struct kmem_cache_args args = {
+		.sheaf_capacity = sheaves ? SHEAF_CAPACITY_DEFAULT : 0,
+	};
+	char *name = kmalloc(32, GFP_KERNEL);
+
+	if (!name)
+		return NULL;
+	snprintf(name, 32, "bench-%u%s", size, sheaves ? "" : "-nosheaf");
+	return kmem_cache_create_args(name, size, &args, 0);
+}
+
+/* Bytes one sheaf holds: its own array plus the free objects in it. */
+static u64 sheaf_bytes(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	if (!sheaf || sheaf == &bootstrap_sheaf)
+		return 0;
+	return ksize(sheaf) + (u64)sheaf->size * s->size;
+}
+
+struct memory_probe {
+	struct kmem_cache *s;
+	u64 bytes;
+};
+
+/* Runs on the CPU it measures, so the sheaves cannot change under it. */
+static void probe_cpu_sheaves(void *info)
+{
+	struct memory_probe *p = info;
+	struct slub_percpu_sheaves *pcs =
+		&p->s->cpu_sheaves[smp_processor_id()];
+	unsigned long flags;
+
+	p->bytes = 0;
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return;
+	p->bytes = sheaf_bytes(p->s, pcs->main) + sheaf_bytes(p->s, pcs->spare);
+	local_unlock_irqrestore(&pcs->lock, flags);
+}
+
+static u64 barn_bytes(struct kmem_cache *s)
+{
+	struct node_barn *barn = &get_node(s, 0)->barn;
+	struct slab_sheaf *sheaf;
+	unsigned long flags;
+	u64 bytes = 0;
+
+	spin_lock_irqsave(&barn->lock, flags);
+	list_for_each_entry(sheaf, &barn->sheaves_full, barn_list)
+		bytes += sheaf_bytes(s, sheaf);
+	list_for_each_entry(sheaf, &barn->sheaves_empty, barn_list)
+		bytes += sheaf_bytes(s, sheaf);
+	spin_unlock_irqrestore(&barn->lock, flags);
+	return bytes;
+}
+
+void bench_report_cache_memory(const char *group, struct kmem_cache *s,
+			       const char *phase)
+{
+	struct memory_probe p = { .s = s };
+	char variant[64];
+	unsigned int cpu;
+
+	snprintf(variant, sizeof(variant), "%s.%s.cpu", kmem_cache_name(s),
+		 phase);
+	for_each_online_cpu(cpu) {
+		smp_call_function_single(cpu, probe_cpu_sheaves, &p, true);
+		bench_report_value(group, variant, cpu, p.bytes, "bytes");
+	}
+	snprintf(variant, sizeof(variant), "%s.%s.barn", kmem_cache_name(s),
+		 phase);
+	bench_report_value(group, variant, 0, barn_bytes(s), "bytes");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pairs and batches                                                       */
+/* ---------------------------------------------------------------------- */
+
+struct slab_job {
+	struct kmem_cache *s;      /* NULL: kmalloc(size) */
+	unsigned int size;
+	unsigned int n;            /* batch size */
+	const unsigned int *order; /* free order for a batch, NULL: in order */
+};
+
+static void *objs[BATCH_MAX];
+static unsigned int shuffled_order[BATCH_MAX];
+
+static void kmalloc_pairs(void *arg)
+{
+	struct slab_job *job = arg;
+	unsigned int i;
+
+	for (i = 0; i < PAIR_OPS; i++) {
+		void *p = kmalloc(job->size, GFP_KERNEL);
+
+		keep(p);
+		kfree(p);
+	}
+}
+
+static void cache_pairs(void *arg)
+{
+	struct slab_job *job = arg;
+	unsigned int i;
+
+	for (i = 0; i < PAIR_OPS; i++) {
+		void *p = kmem_cache_alloc(job->s, GFP_KERNEL);
+
+		keep(p);
+		kmem_cache_free(job->s, p);
+	}
+}
+
+static void cache_batches(void *arg)
+{
+	struct slab_job *job = arg;
+	unsigned int r, i, rounds = BATCH_OBJECTS / job->n;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < job->n; i++)
+			objs[i] = kmem_cache_alloc(job->s, GFP_KERNEL);
+		for (i = 0; i < job->n; i++)
+			kmem_cache_free(job->s,
+					objs[job->order ? job->order[i] : i]);
+	}
+}
+
+/* A permutation of 0..n-1 (Fisher-Yates), the same every boot. */
+static void make_shuffle(unsigned int n)
+{
+	struct rnd_state r;
+	unsigned int i;
+
+	prandom_seed_state(&r, 0x5eed0000ull + n);
+	for (i = 0; i < n; i++)
+		shuffled_order[i] = i;
+	for (i = n; i > 1; i--) {
+		unsigned int j = prandom_below(&r, i), t = shuffled_order[i - 1];
+
+		shuffled_order[i - 1] = shuffled_order[j];
+		shuffled_order[j] = t;
+	}
+}
+
+static struct kmem_cache *cache_on[2], *cache_off[2]; /* 64 and 256 bytes */
+static const unsigned int pair_sizes[2] = { 64, 256 };
+
+static bool make_caches(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!cache_on[i])
+			cache_on[i] = bench_cache(pair_sizes[i], true);
+		if (!cache_off[i])
+			cache_off[i] = bench_cache(pair_sizes[i], false);
+		if (!cache_on[i] || !cache_off[i]) {
+			pr_err("bench: cannot create the bench caches\n");
+			return false;
+		}
+	}
+	return true;
+}
+
+static void run_kmalloc_pair(void)
+{
+	struct bench_stats st;
+	unsigned int i;
+
+	if (!make_caches())
+		return;
+	for (i = 0; i < 2; i++) {
+		struct slab_job job = { .size = pair_sizes[i] };
+
+		bench_measure(kmalloc_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
+		bench_report("single_kmalloc_pair", "kmalloc", pair_sizes[i],
+			     PAIR_OPS, &st);
+		job.s = cache_on[i];
+		bench_measure(cache_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
+		bench_report("single_kmalloc_pair", "sheaves", pair_sizes[i],
+			     PAIR_OPS, &st);
+		job.s = cache_off[i];
+		bench_measure(cache_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
+		bench_report("single_kmalloc_pair", "no_sheaves", pair_sizes[i],
+			     PAIR_OPS, &st);
+	}
+}
+
+static void run_batches(bool shuffled)
+{
+	static const unsigned int sizes[] = { 1, 10, 100, 1000 };
+	const char *group = shuffled ? "single_batch_shuffled"
+				     : "single_batch_in_order";
+	struct bench_stats st;
+	unsigned int i, k;
+
+	if (!make_caches())
+		return;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			struct slab_job job = {
+				.s = k ? cache_off[0] : cache_on[0],
+				.n = sizes[i],
+			};
+
+			if (shuffled) {
+				make_shuffle(sizes[i]);
+				job.order = shuffled_order;
+			}
+			bench_measure(cache_batches, &job, BATCH_OBJECTS,
+				      BENCH_REPS, &st);
+			bench_report(group, k ? "no_sheaves" : "sheaves",
+				     sizes[i], BATCH_OBJECTS, &st);
+		}
+	}
+}
+
+static void run_batch_in_order(void)
+{
+	run_batches(false);
+}
+
+static void run_batch_shuffled(void)
+{
+	run_batches(true);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pages                                                                   */
+/* ---------------------------------------------------------------------- */
+
+static void page_pairs(void *arg)
+{
+	unsigned int order = *(unsigned int *)arg, i;
+
+	for (i = 0; i < PAGE_OPS; i++) {
+		struct page *page = alloc_pages(GFP_KERNEL, order);
+
+		if (page)
+			__free_pages(page, order);
+	}
+}
+
+static void run_pages(void)
+{
+	static const unsigned int orders[] = { 0, 3, 4 };
+	struct bench_stats st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(orders); i++) {
+		unsigned int order = orders[i];
+
+		bench_measure(page_pairs, &order, PAGE_OPS, BENCH_REPS, &st);
+		bench_report("single_pages",
+			     order <= PCP_MAX_ORDER ? "pcp_list" : "buddy",
+			     order, PAGE_OPS, &st);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Any context: the same loops in task context and inside an NMI           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * An NMI request: the handler on `cpu` runs fn(arg) between two
+ * serialised TSC reads and stores the ticks.  Only this file sends them,
+ * always to itself, and waits for the answer with nothing locked, so the
+ * handler never finds a lock of ours taken.
+ */
+struct nmi_request {
+	bench_fn_t fn;
+	void *arg;
+	u64 ticks;
+	int pending;
+};
+
+static struct nmi_request nmi_requests[NR_CPUS];
+
+static int bench_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	struct nmi_request *req = &nmi_requests[smp_processor_id()];
+	u64 t0;
+
+	(void)type;
+	(void)regs;
+	if (!__atomic_load_n(&req->pending, __ATOMIC_ACQUIRE))
+		return NMI_DONE;
+	t0 = rdtsc_ordered();
+	req->fn(req->arg);
+	req->ticks = rdtsc_ordered() - t0;
+	__atomic_store_n(&req->pending, 0, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+/* fn(arg) inside an NMI on this CPU; its ticks, or 0 if none came. */
+static u64 run_in_nmi(bench_fn_t fn, void *arg)
+{
+	struct nmi_request *req = &nmi_requests[smp_processor_id()];
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_US);
+
+	req->fn = fn;
+	req->arg = arg;
+	req->ticks = 0;
+	__atomic_store_n(&req->pending, 1, __ATOMIC_RELEASE);
+	nmi_send_self();
+	while (__atomic_load_n(&req->pending, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end) {
+			__atomic_store_n(&req->pending, 0, __ATOMIC_RELEASE);
+			return 0;
+		}
+		cpu_relax();
+	}
+	return req->ticks;
+}
+
+static u64 run_in_task(bench_fn_t fn, void *arg)
+{
+	u64 t0 = rdtsc_ordered();
+
+	fn(arg);
+	return rdtsc_ordered() - t0;
+}
+
+static void try_page_pairs(void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < PAGE_OPS; i++) {
+		struct page *page = try_alloc_pages(0, 0);
+
+		if (page)
+			free_pages_nolock(page, 0);
+	}
+	(void)arg;
+}
+
+struct sheaf_job {
+	struct kmem_cache *s;
+	struct slab_sheaf *sheaf;
+};
+
+static void pop_from_sheaf(void *arg)
+{
+	struct sheaf_job *job = arg;
+	unsigned int i;
+
+	for (i = 0; i < SHEAF_OPS; i++)
+		objs[i] = kmem_cache_alloc_from_sheaf(job->s, GFP_NOWAIT,
+						      job->sheaf);
+}
+
+/* Prefill outside the measurement, pop inside, give back outside. */
+static u64 sheaf_sample(struct kmem_cache *s, bool nmi)
+{
+	struct sheaf_job job = { .s = s };
+	unsigned int i;
+	u64 ticks;
+
+	job.sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, SHEAF_OPS);
+	if (!job.sheaf)
+		return 0;
+	ticks = nmi ? run_in_nmi(pop_from_sheaf, &job)
+		    : run_in_task(pop_from_sheaf, &job);
+	for (i = 0; i < SHEAF_OPS; i++)
+		if (objs[i])
+			kmem_cache_free(s, objs[i]);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, job.sheaf);
+	return ticks;
+}
+
+/* One row from samples taken by `sample` (0 = failed: the row is not
+ * printed, and the log says why). */
+static void any_context_row(const char *variant, unsigned long param,
+			    unsigned long ops, u64 (*sample)(bool nmi),
+			    bool nmi)
+{
+	u64 samples[BENCH_REPS];
+	struct bench_stats st;
+	unsigned int i;
+
+	sample(nmi);   /* warm-up */
+	for (i = 0; i < BENCH_REPS; i++) {
+		samples[i] = sample(nmi);
+		if (!samples[i]) {
+			pr_err("bench: %s: no sample (NMI lost?)\n", variant);
+			return;
+		}
+	}
+	bench_stats_from_samples(samples, BENCH_REPS, ops, &st);
+	bench_report("single_any_context", variant, param, ops, &st);
+}
+
+static u64 try_pages_sample(bool nmi)
+{
+	return nmi ? run_in_nmi(try_page_pairs, NULL)
+		   : run_in_task(try_page_pairs, NULL);
+}
+
+static u64 sheaf64_sample(bool nmi)
+{
+	return sheaf_sample(cache_on[0], nmi);
+}
+
+static void run_any_context(void)
+{
+	if (!make_caches())
+		return;
+	if (register_nmi_handler(NMI_LOCAL, bench_nmi_handler, "bench")) {
+		pr_err("bench: cannot register the NMI handler\n");
+		return;
+	}
+	any_context_row("try_alloc_pages_pair.task", 0, PAGE_OPS,
+			try_pages_sample, false);
+	any_context_row("try_alloc_pages_pair.nmi", 0, PAGE_OPS,
+			try_pages_sample, true);
+	any_context_row("alloc_from_sheaf.task", 64, SHEAF_OPS,
+			sheaf64_sample, false);
+	any_context_row("alloc_from_sheaf.nmi", 64, SHEAF_OPS,
+			sheaf64_sample, true);
+	unregister_nmi_handler(NMI_LOCAL, "bench");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory held in sheaves                                                  */
+/* ---------------------------------------------------------------------- */
+
+static void run_memory(void)
+{
+	struct slab_job job;
+
+	if (!make_caches())
+		return;
+	/* The workload: the biggest batch, which fills the barn too. */
+	job = (struct slab_job){ .s = cache_on[0], .n = BATCH_MAX };
+	cache_batches(&job);
+	job.s = cache_on[1];
+	cache_batches(&job);
+	for (job.n = 0; job.n < BATCH_MAX; job.n++)
+		objs[job.n] = kmalloc(64, GFP_KERNEL);
+	for (job.n = 0; job.n < BATCH_MAX; job.n++)
+		kfree(objs[job.n]);
+	bench_report_cache_memory("single_memory", cache_on[0], "after_workload");
+	bench_report_cache_memory("single_memory", cache_on[1], "after_workload");
+	bench_report_cache_memory("single_memory", kmalloc_slab(64),
+				  "after_workload");
+	kmem_cache_shrink(cache_on[0]);
+	kmem_cache_shrink(cache_on[1]);
+	kmem_cache_shrink(kmalloc_slab(64));
+	bench_report_cache_memory("single_memory", cache_on[0], "after_shrink");
+	bench_report_cache_memory("single_memory", cache_on[1], "after_shrink");
+	bench_report_cache_memory("single_memory", kmalloc_slab(64),
+				  "after_shrink");
+}
+
+static const struct bench_group kmalloc_pair_bench = {
+	.name = "single_kmalloc_pair", .run = run_kmalloc_pair,
+};
+bench_group(kmalloc_pair_bench);
+
+static const struct bench_group batch_in_order_bench = {
+	.name = "single_batch_in_order", .run = run_batch_in_order,
+};
+bench_group(batch_in_order_bench);
+
+static const struct bench_group batch_shuffled_bench = {
+	.name = "single_batch_shuffled", .run = run_batch_shuffled,
+};
+bench_group(batch_shuffled_bench);
+
+static const struct bench_group pages_bench = {
+	.name = "single_pages", .run = run_pages,
+};
+bench_group(pages_bench);
+
+static const struct bench_group any_context_bench = {
+	.name = "single_any_context", .run = run_any_context,
+};
+bench_group(any_context_bench);
+
+static const struct bench_group memory_bench = {
+	.name = "single_memory", .run = run_memory,
+};
+bench_group(memory_bench);
