@@ -12,9 +12,11 @@
  * the buddy directly (mm/kmalloc.c).  docs/slab-and-sheaves.md walks
  * through an allocation and a free.
  *
- * Contexts: everything here may be called from task or IRQ context.  The
- * NMI-safe forms (kmalloc_nolock/kfree_nolock) are a later step; the code
- * is split so that they slot in (see the head of mm/sheaf.c).
+ * Contexts: everything here may be called from task or IRQ context.  In
+ * NMI context: kmalloc_nolock()/kfree_nolock() (below); kfree() and
+ * kmem_cache_free() take the kfree_nolock() path by themselves;
+ * kmalloc()/kmem_cache_alloc() warn once and return NULL.
+ * docs/any-context.md explains why and how.
  */
 #ifndef SLAB_H
 #define SLAB_H
@@ -131,6 +133,14 @@ extern unsigned long slab_reports;
 /*
  * Any context, NMI included (mm/slab.c, docs/any-context.md): never spins,
  * never waits.  node is NUMA_NO_NODE or 0.  NULL means "not now".
+ *   - gfp: only __GFP_ZERO means anything;
+ *   - size 0 gives ZERO_SIZE_PTR; above KMALLOC_MAX_CACHE_SIZE, or another
+ *     node, gives NULL (counted obj_alloc_nomem, include/nolock_stats.h);
+ *   - the objects are ordinary kmalloc objects: kfree() and ksize() take
+ *     them.  kfree_nolock() takes whatever kfree() takes (kmalloc and
+ *     kmem_cache objects, large kmalloc blocks, NULL, ZERO_SIZE_PTR); when
+ *     it cannot take a lock the object waits on a per-CPU list that an
+ *     irq_work drains soon after (counted obj_free_deferred).
  */
 #define NUMA_NO_NODE (-1)
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node);

@@ -16,4 +16,9 @@ void zone_init_free_lists(struct zone *zone);
  * largest aligned blocks that fit.  The frames must be PG_reserved. */
 void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn);
 
+/* try_alloc_pages() that also says why it failed: *busy is true when a
+ * lock could not be taken, false when the memory was not there.  For the
+ * slab allocator's any-context path, which counts the two apart. */
+struct page *__try_alloc_pages(int nid, unsigned int order, bool *busy);
+
 #endif /* MM_INTERNAL_H */

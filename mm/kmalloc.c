@@ -19,9 +19,25 @@
  * Sheaves get their arrays from kmalloc_nosheaf(), which uses these caches
  * but goes straight to their slabs: making a sheaf never needs a sheaf.
  *
+ * kmalloc_nolock()/kfree_nolock() are the any-context pair (NMI included;
+ * docs/any-context.md).  What may be passed where:
+ *   - kmalloc_nolock(0) is ZERO_SIZE_PTR; above KMALLOC_MAX_CACHE_SIZE it
+ *     is NULL (the buddy path would need more than one try), as is a node
+ *     other than 0 or NUMA_NO_NODE; both counted as obj_alloc_nomem.
+ *   - its objects come from the ordinary kmalloc caches, so kfree(),
+ *     kfree_nolock() and ksize() all take them;
+ *   - kfree_nolock() takes anything kfree() takes: kmalloc() and
+ *     kmem_cache_alloc() objects (a slab object's cache is found from its
+ *     page), large kmalloc blocks (given to free_pages_nolock(), which
+ *     never loses one), NULL and ZERO_SIZE_PTR (nothing);
+ *   - kfree() or kmem_cache_free() in NMI context take the kfree_nolock()
+ *     path by themselves; kmalloc()/kmem_cache_alloc() in NMI context are a
+ *     bug: they warn once and return NULL.
+ *
  * Locking: none of its own; see the lock order in mm/slab.c.
  */
 #include <kernel.h>
+#include <nolock_stats.h>
 #include <string.h>
 #include "slab_internal.h"
 
@@ -224,6 +240,79 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	memcpy(n, p, old);
 	__kfree(p, _RET_IP_);
 	return n;
+}
+
+/* ---- any context: kmalloc_nolock()/kfree_nolock() ---- */
+
+/* Does the code this CPU interrupted hold s's sheaf lock? */
+static bool sheaf_lock_held_here(struct kmem_cache *s)
+{
+	return local_lock_is_locked(&s->cpu_sheaves[smp_processor_id()].lock);
+}
+
+void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
+{
+	unsigned int idx;
+	bool busy = false;
+	void *object;
+
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (size > KMALLOC_MAX_CACHE_SIZE || !slab_is_available() ||
+	    (node != NUMA_NO_NODE && node != 0)) {
+		nolock_stat_inc(obj_alloc_nomem);
+		return NULL;
+	}
+	idx = kmalloc_index(size);
+	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
+	/*
+	 * The interrupted code holds this class's sheaf lock: it is most
+	 * likely inside this one cache, so the next class up probably is
+	 * free.  Once only: a bigger object is a fair price, a loop is not.
+	 */
+	if (!object && sheaf_lock_held_here(kmalloc_caches[idx]) &&
+	    idx + 1 < NR_KMALLOC_CACHES)
+		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, &busy,
+					   _RET_IP_);
+	if (object)
+		return object;
+	if (busy)
+		nolock_stat_inc(obj_alloc_busy);
+	else
+		nolock_stat_inc(obj_alloc_nomem);
+	return NULL;
+}
+
+static void __kfree_nolock(void *p, unsigned long caller)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return;
+	page = kmalloc_page(p);
+	if (page && (page->flags & PG_large_kmalloc)) {
+		unsigned int order = (unsigned int)page->private_data;
+
+		if (p != page_address(page)) {
+			slab_bug(NULL, p, caller,
+				 "kfree_nolock of a pointer inside a large kmalloc block");
+			return;
+		}
+		page->flags &= ~PG_large_kmalloc;
+		page->private_data = 0;
+		free_pages_nolock(page, order);
+		return;
+	}
+	if (page && (page->flags & PG_slab)) {
+		slab_free_nolock(virt_to_slab(p)->slab_cache, p, caller);
+		return;
+	}
+	slab_bug(NULL, p, caller, "kfree_nolock of a pointer kmalloc never returned");
+}
+
+void kfree_nolock(void *object)
+{
+	__kfree_nolock(object, _RET_IP_);
 }
 
 /* ---- memory for sheaves: never through a sheaf ---- */

@@ -58,6 +58,7 @@
  */
 #include <mm.h>
 #include <mmzone.h>
+#include <nolock_stats.h>
 #include <spinlock.h>
 #include <smp.h>
 #include <irqflags.h>
@@ -70,6 +71,10 @@
 struct pglist_data *node_data[MAX_NUMNODES];
 unsigned long nr_bad_page_frees;
 unsigned long nr_alloc_fail_warnings;
+
+/* Why the any-context paths (here and in the slab allocator) said "not
+ * now": include/nolock_stats.h.  Defined here, the lowest layer. */
+DEFINE_PER_CPU(struct nolock_stats, nolock_stats);
 
 /* ---- what page->flags records about allocated blocks ---- */
 
@@ -318,34 +323,52 @@ void drain_all_pages(void)
  * ordinary path, a single try on the any-context path.  Returns with IRQs
  * off and the lock held, or false with nothing changed.
  */
+/*
+ * How an allocation takes its locks.  trylock: the any-context path, one
+ * try each; busy is then set when a try failed, so the caller can tell
+ * "a lock was held" from "no memory".
+ */
+struct lock_mode {
+	bool trylock;
+	bool busy;
+};
+
 static bool lock_irqsave_or_try(spinlock_t *lock, unsigned long *flags,
-				bool trylock)
+				struct lock_mode *mode)
 {
-	if (trylock)
-		return spin_trylock_irqsave(lock, *flags);
+	if (mode->trylock) {
+		if (spin_trylock_irqsave(lock, *flags))
+			return true;
+		mode->busy = true;
+		return false;
+	}
 	spin_lock_irqsave(lock, *flags);
 	return true;
 }
 
-static bool lock_or_try(spinlock_t *lock, bool trylock)
+static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
 {
-	if (trylock)
-		return spin_trylock(lock);
+	if (mode->trylock) {
+		if (spin_trylock(lock))
+			return true;
+		mode->busy = true;
+		return false;
+	}
 	spin_lock(lock);
 	return true;
 }
 
 static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
-				    bool trylock)
+				    struct lock_mode *mode)
 {
 	struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&pcp->lock, &flags, trylock))
+	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
 		return NULL;
 	page = pcp_take_locked(pcp, order, false);
-	if (!page && lock_or_try(&zone->lock, trylock)) {
+	if (!page && lock_or_try(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
 
 		free_deferred_pages_locked(zone);
@@ -358,12 +381,12 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 }
 
 static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
-				  bool trylock)
+				  struct lock_mode *mode)
 {
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&zone->lock, &flags, trylock))
+	if (!lock_irqsave_or_try(&zone->lock, &flags, mode))
 		return NULL;
 	free_deferred_pages_locked(zone);
 	page = __rmqueue_smallest(zone, order);
@@ -385,7 +408,8 @@ static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 
 /* The zones gfp allows, highest first (Normal, then DMA32). */
 static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
-				       unsigned int order, bool trylock)
+				       unsigned int order,
+				       struct lock_mode *mode)
 {
 	int z = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
 
@@ -396,9 +420,9 @@ static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
 		if (!zone->managed_pages)
 			continue;
 		if (order <= PCP_MAX_ORDER)
-			page = rmqueue_pcplist(zone, order, trylock);
+			page = rmqueue_pcplist(zone, order, mode);
 		else
-			page = rmqueue_buddy(zone, order, trylock);
+			page = rmqueue_buddy(zone, order, mode);
 		if (page) {
 			prep_new_page(page, order, gfp);
 			return page;
@@ -418,6 +442,7 @@ static void warn_alloc(int nid, gfp_t gfp, unsigned int order)
 
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
+	struct lock_mode spin = { .trylock = false };
 	struct pglist_data *pgdat;
 	struct page *page;
 
@@ -432,11 +457,11 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 		return NULL;
 	}
 	pgdat = NODE_DATA(nid);
-	page = get_page_from_node(pgdat, gfp, order, false);
+	page = get_page_from_node(pgdat, gfp, order, &spin);
 	if (!page) {
 		/* Pages may sit on per-CPU lists of other orders or CPUs. */
 		drain_all_pages();
-		page = get_page_from_node(pgdat, gfp, order, false);
+		page = get_page_from_node(pgdat, gfp, order, &spin);
 	}
 	if (!page)
 		warn_alloc(nid, gfp, order);
@@ -459,20 +484,35 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
  * Any context, NMI included: every lock is tried once; NULL means "not
  * now" (a lock was held, by another CPU or by the code we interrupted, or
  * the memory was not there).  No drain, no retry, no warning.  The block
- * is zeroed, as the caller cannot pass __GFP_ZERO.
+ * is zeroed, as the caller cannot pass __GFP_ZERO.  *busy (if not NULL)
+ * tells the two NULLs apart; each NULL is counted in nolock_stats.
  */
+struct page *__try_alloc_pages(int nid, unsigned int order, bool *busy)
+{
+	struct lock_mode once = { .trylock = true };
+	struct page *page = NULL;
+
+	if (nid >= 0 && nid < MAX_NUMNODES && NODE_DATA(nid) &&
+	    order <= MAX_ORDER)
+		page = get_page_from_node(NODE_DATA(nid),
+					  __GFP_ZERO | __GFP_NOWARN, order,
+					  &once);
+	if (busy)
+		*busy = !page && once.busy;
+	if (!page) {
+		if (once.busy)
+			nolock_stat_inc(page_alloc_busy);
+		else
+			nolock_stat_inc(page_alloc_nomem);
+		return NULL;
+	}
+	page->flags |= PG_nolock_alloc;
+	return page;
+}
+
 struct page *try_alloc_pages(int nid, unsigned int order)
 {
-	struct page *page;
-
-	if (nid < 0 || nid >= MAX_NUMNODES || !NODE_DATA(nid) ||
-	    order > MAX_ORDER)
-		return NULL;
-	page = get_page_from_node(NODE_DATA(nid), __GFP_ZERO | __GFP_NOWARN,
-				  order, true);
-	if (page)
-		page->flags |= PG_nolock_alloc;
-	return page;
+	return __try_alloc_pages(nid, order, NULL);
 }
 
 /* ---- freeing ---- */
@@ -646,6 +686,7 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 	}
 	/* Both locks are taken: leave it for the next locked free.  Count
 	 * first, so the counter never goes below what the list holds. */
+	nolock_stat_inc(page_free_deferred);
 	page->order = order;
 	page->flags |= PG_deferred;
 	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);

@@ -42,15 +42,33 @@
  *     allocated or freed under it.
  *   - After any unlock/relock the CPU's state is read afresh: an interrupt
  *     may have allocated or freed in between.
- * A later kmalloc_nolock() slots in by passing allow_spin = false down to
- * barn_lock() and list_lock_irqsave(), and taking pages with
- * try_alloc_pages(); every function here already copes with a failed lock.
+ *
+ * Any context (alloc_from_pcs_nolock/free_to_pcs_nolock, for
+ * kmalloc_nolock()/kfree_nolock(), docs/any-context.md): the same steps
+ * with allow_spin = false, so the barn is only trylocked, minus every step
+ * that would drop the lock or allocate: no refill (it would unlock and
+ * make slabs), no new sheaf (a sheaf comes from kmalloc's caches: hazard 4,
+ * recursion), no flush (it frees slabs).  A trade with the barn is one
+ * visit that takes one sheaf and leaves one, so the barn's size stays
+ * what it was.  When nothing works the caller goes to the slabs.
+ *
+ * slab_test_hook (NULL in production) lets a test stop the code at the
+ * points where an NMI is most dangerous: half way through a swap, and
+ * while the lock is dropped for a refill or for a new sheaf.
  */
 #include <kernel.h>
 #include <string.h>
 #include "slab_internal.h"
 
 struct slab_sheaf bootstrap_sheaf;   /* capacity 0: see above */
+
+void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
+
+static inline void slab_hook(struct kmem_cache *s, enum slab_hook_point where)
+{
+	if (unlikely(slab_test_hook))
+		slab_test_hook(s, where);
+}
 
 /* Default capacity by object size: many small objects, few large ones. */
 static unsigned int default_sheaf_capacity(unsigned int object_size)
@@ -225,13 +243,14 @@ static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
 }
 
 /* A full (non-empty) or an empty sheaf from the barn, or NULL. */
-static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full)
+static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full,
+					 bool allow_spin)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *sheaf;
 	unsigned long flags;
 
-	if (!barn_lock(barn, true, &flags))
+	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	sheaf = barn_take_locked(barn, full);
 	spin_unlock_irqrestore(&barn->lock, flags);
@@ -246,6 +265,7 @@ static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full)
 static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 			   bool force)
 {
+	/* Spins: never called from the any-context paths. */
 	struct node_barn *barn = cache_barn(s);
 	unsigned long flags;
 	bool ok;
@@ -264,13 +284,14 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 /* Trade a full sheaf for an empty one in one visit; NULL if the barn has
  * no empty sheaf or no room for another full one. */
 static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
-						  struct slab_sheaf *full)
+						  struct slab_sheaf *full,
+						  bool allow_spin)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *empty = NULL;
 	unsigned long flags;
 
-	if (!barn_lock(barn, true, &flags))
+	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
 		empty = barn_take_locked(barn, false);
@@ -284,6 +305,28 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 		stat(s, BARN_PUT_FAIL);
 	}
 	return empty;
+}
+
+/* Trade an empty sheaf for a full one in one visit; NULL if the barn has
+ * no full sheaf (or, with !allow_spin, its lock was taken).  The barn
+ * keeps as many sheaves as before, so no limit can be passed for long. */
+static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
+						   struct slab_sheaf *empty,
+						   bool allow_spin)
+{
+	struct node_barn *barn = cache_barn(s);
+	struct slab_sheaf *full = NULL;
+	unsigned long flags;
+
+	if (!barn_lock(barn, allow_spin, &flags))
+		return NULL;
+	if (barn->nr_full) {
+		full = barn_take_locked(barn, true);
+		barn_put_locked(barn, empty);
+	}
+	spin_unlock_irqrestore(&barn->lock, flags);
+	stat(s, full ? BARN_GET : BARN_GET_FAIL);
+	return full;
 }
 
 static bool barn_has_room_for_full(struct kmem_cache *s)
@@ -322,6 +365,7 @@ static void swap_main_spare_locked(struct kmem_cache *s,
 	struct slab_sheaf *tmp = pcs->main;
 
 	pcs->main = pcs->spare;
+	slab_hook(s, SLAB_HOOK_MID_SWAP);    /* main == spare here */
 	pcs->spare = tmp;
 	stat(s, SHEAF_SWAP);
 }
@@ -341,7 +385,7 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		swap_main_spare_locked(s, pcs);
 		return pcs;
 	}
-	full = barn_get_sheaf(s, true);
+	full = barn_get_sheaf(s, true, true);
 	if (full) {
 		old = pcs->main;
 		pcs->main = full;
@@ -351,6 +395,7 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 
 	/* Refill without the lock: it walks slabs and may make new ones. */
 	local_unlock_irqrestore(&pcs->lock, *flags);
+	slab_hook(s, SLAB_HOOK_REFILL_UNLOCKED);
 	full = alloc_full_sheaf(s, gfp);
 	if (!full)
 		return NULL;
@@ -415,8 +460,8 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 		goto push;
 	}
 	/* 2. An empty sheaf from the barn for our full one. */
-	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false)
-					 : barn_replace_full_sheaf(s, main);
+	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false, true)
+					 : barn_replace_full_sheaf(s, main, true);
 	if (empty) {
 		pcs->main = empty;
 		goto push;
@@ -425,6 +470,7 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 	if (main == &bootstrap_sheaf || !pcs->spare ||
 	    barn_has_room_for_full(s)) {
 		local_unlock_irqrestore(&pcs->lock, *flags);
+		slab_hook(s, SLAB_HOOK_FREE_UNLOCKED);
 		empty = alloc_empty_sheaf(s, GFP_NOWAIT, s->sheaf_capacity);
 		pcs = this_pcs(s);
 		if (!local_trylock_irqsave(&pcs->lock, *flags)) {
@@ -489,6 +535,80 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 	return true;
 }
 
+/*
+ * Any context: an object from this CPU's sheaves, or NULL.  *busy is set
+ * when the sheaf lock was held (by the code this NMI interrupted).  Only
+ * a swap with the spare or a one-visit trade with the barn (trylock);
+ * never a refill, never a new sheaf: see the head comment.
+ */
+void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	struct slab_sheaf *full;
+	unsigned long flags;
+	void *object = NULL;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+		*busy = true;
+		return NULL;
+	}
+	if (!pcs->main->size) {
+		if (pcs->spare && pcs->spare->size) {
+			swap_main_spare_locked(s, pcs);
+		} else if (pcs->main == &bootstrap_sheaf) {
+			full = barn_get_sheaf(s, true, false);
+			if (full)
+				pcs->main = full;
+		} else {
+			full = barn_replace_empty_sheaf(s, pcs->main, false);
+			if (full)
+				pcs->main = full;
+		}
+	}
+	if (pcs->main->size) {
+		object = pcs->main->objects[--pcs->main->size];
+		pcs->alloc_pcs++;
+	}
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return object;
+}
+
+/*
+ * Any context: keep object in this CPU's sheaves; false when there was no
+ * room to be had without allocating or flushing (the caller goes to the
+ * slabs) or the sheaf lock was held (*busy set).
+ */
+bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	struct slab_sheaf *empty = NULL;
+	unsigned long flags;
+	bool done = false;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+		*busy = true;
+		return false;
+	}
+	if (pcs->main->size == pcs->main->capacity) {
+		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
+			swap_main_spare_locked(s, pcs);
+		} else {
+			empty = pcs->main == &bootstrap_sheaf
+				? barn_get_sheaf(s, false, false)
+				: barn_replace_full_sheaf(s, pcs->main, false);
+			if (empty)
+				pcs->main = empty;
+		}
+	}
+	if (pcs->main->size < pcs->main->capacity) {
+		pcs->main->objects[pcs->main->size++] = object;
+		pcs->free_pcs++;
+		done = true;
+	}
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return done;
+}
+
 /* Up to nr objects from the sheaves (no refill: the caller asks the slabs
  * for the rest in one batch).  Returns how many. */
 unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
@@ -514,7 +634,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 			swap_main_spare_locked(s, pcs);
 			continue;
 		}
-		full = barn_get_sheaf(s, true);
+		full = barn_get_sheaf(s, true, true);
 		if (!full)
 			break;
 		old = pcs->main;
@@ -552,7 +672,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		}
 		if (main == &bootstrap_sheaf)
 			break;
-		empty = barn_replace_full_sheaf(s, main);
+		empty = barn_replace_full_sheaf(s, main, true);
 		if (!empty)
 			break;
 		pcs->main = empty;
@@ -681,7 +801,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		local_unlock_irqrestore(&pcs->lock, flags);
 	}
 	if (!sheaf)
-		sheaf = barn_get_sheaf(s, true);
+		sheaf = barn_get_sheaf(s, true, true);
 	if (!sheaf)
 		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
 	if (!sheaf)

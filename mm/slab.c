@@ -46,11 +46,39 @@
  * and empty ones freed after dropping it, so a later trylock-only path
  * (kmalloc_nolock) can swap in try_alloc_pages() without inverting any
  * order.  Functions ending in _locked expect list_lock held.
+ *
+ * ANY CONTEXT (slab_alloc_nolock/slab_free_nolock, behind kmalloc_nolock()
+ * and kfree_nolock(); docs/any-context.md).  The same lock order, but each
+ * lock is tried once (allow_spin = false) and new slabs come from
+ * try_alloc_pages().  Allocation: sheaves, then one partial slab, then
+ * one fresh slab; each step at most once, so a cache whose locks always
+ * fail (a debug cache has no sheaves) fails at once instead of looping.
+ * A fresh slab that cannot be put on the list (list_lock taken meanwhile)
+ * was never counted on the node: it is handed straight back and counted
+ * freed, so nr_slabs and the slab_alloc/slab_free statistics still agree.
+ * Free: sheaves, then list_lock, else the object is parked on this CPU's
+ * *deferred list* (below) and an irq_work frees it soon after.
+ *
+ * THE DEFERRED LIST.  Per CPU, lock-free: a push is one compare-and-swap
+ * on the head, the drain takes the whole list with one exchange (llist.h
+ * explains why that is safe).  Objects of any cache are linked through
+ * their own free-pointer slot, and the link is stored *encoded* with the
+ * object's cache hardening, exactly like a slab freelist pointer, so a
+ * parked object looks to anyone who inspects it like any free object, and
+ * a stray write into it decodes to garbage (hazard 1 of Linux).  Only
+ * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
+ * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
+ * where no allocator lock of this CPU can be held.
+ * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
+ * first, so no object of a cache outlives it there.
  */
+#include <irq_work.h>
 #include <kernel.h>
+#include <nolock_stats.h>
 #include <printk.h>
 #include <prandom.h>
 #include <string.h>
+#include "internal.h"
 #include "slab_internal.h"
 
 #define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
@@ -423,15 +451,12 @@ bool slab_free_check(struct kmem_cache *s, const void *object,
 /* Making and unmaking slabs (no lock held)                                */
 /* ---------------------------------------------------------------------- */
 
-static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+/* Turn a fresh buddy block into a slab of s with every object free. */
+static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 {
 	unsigned int i, nr_pages = 1u << s->order;
-	struct page *slab;
 	char *base, *p;
 
-	slab = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
-	if (!slab)
-		return NULL;
 	for (i = 0; i < nr_pages; i++) {
 		slab[i].flags |= PG_slab;
 		slab[i].private_data = (unsigned long)slab;
@@ -456,7 +481,25 @@ static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp)
 	return slab;
 }
 
-static void free_slab(struct kmem_cache *s, struct page *slab)
+static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	struct page *slab;
+
+	slab = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
+	return slab ? setup_slab(s, slab) : NULL;
+}
+
+/* Any context: one try at the page allocator; *busy as try_alloc_pages. */
+static struct page *allocate_slab_nolock(struct kmem_cache *s, bool *busy)
+{
+	struct page *slab = __try_alloc_pages(0, s->order, busy);
+
+	return slab ? setup_slab(s, slab) : NULL;
+}
+
+/* allow_spin false: the any-context free of pages (never waits). */
+static void free_slab(struct kmem_cache *s, struct page *slab,
+		      bool allow_spin)
 {
 	unsigned int i, nr_pages = 1u << s->order;
 
@@ -469,17 +512,21 @@ static void free_slab(struct kmem_cache *s, struct page *slab)
 	slab->inuse = 0;
 	slab->objects = 0;
 	INIT_LIST_HEAD(&slab->lru);
-	__free_pages(slab, s->order);
+	if (allow_spin)
+		__free_pages(slab, s->order);
+	else
+		free_pages_nolock(slab, s->order);
 	stat(s, FREE_SLAB);
 }
 
-static void free_slab_list(struct kmem_cache *s, struct list_head *list)
+static void free_slab_list(struct kmem_cache *s, struct list_head *list,
+			   bool allow_spin)
 {
 	struct page *slab, *next;
 
 	list_for_each_entry_safe(slab, next, list, lru) {
 		list_del(&slab->lru);
-		free_slab(s, slab);
+		free_slab(s, slab, allow_spin);
 	}
 }
 
@@ -489,8 +536,7 @@ static void free_slab_list(struct kmem_cache *s, struct list_head *list)
 
 /*
  * Locking of list_lock.  allow_spin is false for the any-context paths
- * that a later issue adds (they must only trylock); today every caller
- * may spin.
+ * (slab_alloc_nolock/slab_free_nolock): one try, no spinning.
  */
 static bool list_lock_irqsave(struct kmem_cache_node *n, bool allow_spin,
 			      unsigned long *flags)
@@ -617,7 +663,189 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		free_to_slab_locked(s, n, virt_to_slab(p[i]), p[i], &discard,
 				    caller);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	free_slab_list(s, &discard);
+	free_slab_list(s, &discard, true);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Any context: trylocks only (see the head comment)                       */
+/* ---------------------------------------------------------------------- */
+
+/* One object from the first partial slab, list_lock tried once. */
+static void *slab_alloc_partial_nolock(struct kmem_cache *s, bool *busy,
+				       unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	if (!list_lock_irqsave(n, false, &flags)) {
+		*busy = true;
+		return NULL;
+	}
+	if (!list_empty(&n->partial)) {
+		slab = list_first_entry(&n->partial, struct page, lru);
+		take_from_slab_locked(s, n, slab, 1, &object, caller);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return object;
+}
+
+/* One object from a fresh slab; the slab joins the node only if
+ * list_lock can be had, else it goes straight back (hazard 2). */
+static void *slab_alloc_new_nolock(struct kmem_cache *s, bool *busy,
+				   unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	slab = allocate_slab_nolock(s, busy);
+	if (!slab)
+		return NULL;
+	if (unlikely(slab_test_hook))
+		slab_test_hook(s, SLAB_HOOK_NEW_SLAB);
+	if (!list_lock_irqsave(n, false, &flags)) {
+		/* Never on the node's lists nor in nr_slabs: freeing it
+		 * (counted in FREE_SLAB) puts every count back. */
+		*busy = true;
+		free_slab(s, slab, false);
+		return NULL;
+	}
+	list_add(&slab->lru, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	take_from_slab_locked(s, n, slab, 1, &object, caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return object;
+}
+
+void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, bool *busy,
+			unsigned long caller)
+{
+	bool sheaf_busy = false, list_busy = false;
+	void *object = NULL;
+
+	*busy = false;
+	if (cache_has_sheaves(s))
+		object = alloc_from_pcs_nolock(s, &sheaf_busy);
+	if (!object) {
+		object = slab_alloc_partial_nolock(s, &list_busy, caller);
+		/* A held list_lock would be held for the fresh slab too. */
+		if (!object && !list_busy)
+			object = slab_alloc_new_nolock(s, &list_busy, caller);
+		if (!object) {
+			*busy = sheaf_busy || list_busy;
+			return NULL;
+		}
+		stat(s, ALLOC_SLOWPATH);
+	}
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
+/* ---- the per-CPU deferred list ---- */
+
+struct slab_defer {
+	void *first;              /* newest parked object, or NULL */
+	unsigned long count;      /* objects parked (atomic) */
+	struct irq_work work;     /* frees them, in IRQ context */
+};
+
+static DEFINE_PER_CPU(struct slab_defer, slab_defer);
+
+/* Push object (of s) on this CPU's list; the link is stored encoded. */
+static void defer_free(struct kmem_cache *s, void *object)
+{
+	struct slab_defer *d = this_cpu_ptr(slab_defer);
+	void **slot = freeptr_slot(s, object);
+	void *first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
+
+	/* Count first, so the count never reads less than the list holds. */
+	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
+	do {
+		*slot = (void *)freeptr_encode(s, first, slot);
+	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
+					      __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	nolock_stat_inc(obj_free_deferred);
+	irq_work_queue(&d->work);
+}
+
+/* IRQ context (or an IPI) on d's own CPU: free every parked object. */
+static void free_deferred_objects(struct slab_defer *d)
+{
+	void *object = __atomic_exchange_n(&d->first, NULL, __ATOMIC_ACQUIRE);
+
+	while (object) {
+		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
+		/* Read the link first: the free reuses the slot. */
+		void *next = get_freepointer(s, object);
+
+		slab_free(s, object, _RET_IP_);
+		__atomic_fetch_sub(&d->count, 1, __ATOMIC_RELAXED);
+		object = next;
+	}
+}
+
+static void deferred_free_work(struct irq_work *work)
+{
+	free_deferred_objects(container_of(work, struct slab_defer, work));
+}
+
+static void flush_deferred_cpu(void *info)
+{
+	(void)info;
+	free_deferred_objects(this_cpu_ptr(slab_defer));
+}
+
+void slab_deferred_flush_all(void)
+{
+	on_each_cpu(flush_deferred_cpu, NULL, true);
+}
+
+unsigned long slab_deferred_frees(unsigned int cpu)
+{
+	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->count,
+			       __ATOMIC_RELAXED);
+}
+
+static void slab_defer_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct slab_defer *d = per_cpu_ptr(slab_defer, cpu);
+
+		/* Once: on the host a queued work may outlive a reset. */
+		if (!d->work.func)
+			init_irq_work(&d->work, deferred_free_work);
+	}
+}
+
+void slab_free_nolock(struct kmem_cache *s, void *object,
+		      unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	LIST_HEAD(discard);
+	unsigned long flags;
+	bool busy = false;
+
+	if (!slab_free_check(s, object, caller))
+		return;
+	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
+		return;
+	if (list_lock_irqsave(n, false, &flags)) {
+		free_to_slab_locked(s, n, virt_to_slab(object), object,
+				    &discard, caller);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		free_slab_list(s, &discard, false);
+		stat(s, FREE_SLOWPATH);
+		return;
+	}
+	defer_free(s, object);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -836,6 +1064,11 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 {
 	void *object = NULL;
 
+	/* It would spin on locks the NMI may have interrupted: a bug in the
+	 * caller, who wanted kmalloc_nolock().  Refused, as alloc_pages(). */
+	if (WARN_ON_ONCE(in_nmi()))
+		return NULL;
+
 	if (cache_has_sheaves(s))
 		object = alloc_from_pcs(s, gfp);
 	if (!object) {
@@ -855,6 +1088,11 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 {
+	if (in_nmi()) {
+		/* The ordinary path may spin: take the any-context one. */
+		slab_free_nolock(s, object, caller);
+		return;
+	}
 	if (!slab_free_check(s, object, caller))
 		return;
 	if (cache_has_sheaves(s) && free_to_pcs(s, object))
@@ -942,11 +1180,12 @@ void kmem_cache_shrink(struct kmem_cache *s)
 	LIST_HEAD(discard);
 	unsigned long flags;
 
+	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
 	flush_all_sheaves(s);
 	spin_lock_irqsave(&n->list_lock, flags);
 	collect_empty_slabs_locked(n, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	free_slab_list(s, &discard);
+	free_slab_list(s, &discard, true);
 }
 
 /* Name every allocated object of one slab; returns how many. */
@@ -1006,6 +1245,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	if (!s)
 		return 0;
 	n = get_node(s, 0);
+	slab_deferred_flush_all();   /* they are not leaks: free them first */
 	flush_all_sheaves(s);
 	spin_lock_irqsave(&n->list_lock, flags);
 	leaks = report_leaks_locked(s, n);
@@ -1018,7 +1258,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	}
 	collect_empty_slabs_locked(n, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	free_slab_list(s, &discard);
+	free_slab_list(s, &discard, true);
 
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_del(&s->list);
@@ -1049,6 +1289,12 @@ void kmem_cache_shrink_all(void)
 /* Host tests: forget every cache before the test frees its arena. */
 void slab_host_reset(void)
 {
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(slab_defer, cpu)->first = NULL;
+		per_cpu_ptr(slab_defer, cpu)->count = 0;
+	}
 	INIT_LIST_HEAD(&slab_caches);
 	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
 	slab_up = false;
@@ -1073,6 +1319,7 @@ void kmem_cache_init(const char *slub_debug)
 			&boot_args, 0))
 		panic("slab: cannot set up the kmem_cache cache");
 	add_to_cache_list(&kmem_cache_boot);
+	slab_defer_init();
 	slab_up = true;
 	kmalloc_init();
 	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug: %s\n",

@@ -190,6 +190,19 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
 void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	      const char *fmt, ...) __printf(4, 5);
 
+/* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
+/* One object from s, trylocks only; NULL with *busy true when a lock was
+ * held, false when there was no memory.  No counter is bumped here. */
+void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, bool *busy,
+			unsigned long caller);
+/* Free object to s from any context; never loses it (deferred free). */
+void slab_free_nolock(struct kmem_cache *s, void *object,
+		      unsigned long caller);
+/* Objects parked by kfree_nolock() on cpu's deferred list right now. */
+unsigned long slab_deferred_frees(unsigned int cpu);
+/* Free every CPU's deferred objects now (on_each_cpu: IRQs on). */
+void slab_deferred_flush_all(void);
+
 unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
@@ -208,6 +221,22 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 			      void **p);
 /* Every CPU's sheaves and the barn back to the slabs (on_each_cpu). */
 void flush_all_sheaves(struct kmem_cache *s);
+/* Any context (trylocks only, never allocates); *busy: sheaf lock held. */
+void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy);
+bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
+
+/*
+ * Test hook: where the slab allocator calls slab_test_hook (when set) so a
+ * test can send itself an NMI at the most delicate moments.  NULL in
+ * production; a test sets it only around its own calls.
+ */
+enum slab_hook_point {
+	SLAB_HOOK_MID_SWAP,        /* sheaf lock held, main == spare */
+	SLAB_HOOK_REFILL_UNLOCKED, /* lock dropped to refill an empty main */
+	SLAB_HOOK_FREE_UNLOCKED,   /* lock dropped to get an empty sheaf */
+	SLAB_HOOK_NEW_SLAB,        /* nolock: fresh slab, list_lock not taken */
+};
+extern void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
 
 /* ---- kmalloc.c: memory for sheaves, never from a cache with sheaves ---- */
 void *kmalloc_nosheaf(size_t size, gfp_t gfp);

@@ -12,6 +12,7 @@
 #include <printk.h>
 #include <smp.h>
 #include <irqflags.h>
+#include <irq_work.h>
 #include <memlayout.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,4 +103,63 @@ int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
 	func(info);
 	host_cpu_id = me;
 	return 0;
+}
+
+/*
+ * Host irq_work: queued works wait on their CPU's list until the test
+ * plays that CPU's interrupt by calling irq_work_run() (as the kernel's
+ * IPI handler would), so a test decides exactly when deferred work runs.
+ */
+static struct llist_head host_irq_work_list[NR_CPUS];
+
+bool irq_work_queue(struct irq_work *work)
+{
+	unsigned int old = __atomic_fetch_or(&work->flags,
+					     IRQ_WORK_PENDING | IRQ_WORK_BUSY,
+					     __ATOMIC_ACQ_REL);
+
+	if (old & IRQ_WORK_PENDING)
+		return false;
+	llist_add(&work->llnode, &host_irq_work_list[host_cpu_id]);
+	return true;
+}
+
+void irq_work_run(void)
+{
+	struct llist_node *n = llist_del_all(&host_irq_work_list[host_cpu_id]);
+	struct llist_node *oldest_first = NULL;
+
+	while (n) {
+		struct llist_node *next = n->next;
+
+		n->next = oldest_first;
+		oldest_first = n;
+		n = next;
+	}
+	host_irq_nesting++;
+	while (oldest_first) {
+		struct irq_work *work =
+			llist_entry(oldest_first, struct irq_work, llnode);
+
+		oldest_first = oldest_first->next;
+		__atomic_fetch_and(&work->flags, ~IRQ_WORK_PENDING,
+				   __ATOMIC_ACQ_REL);
+		work->func(work);
+		__atomic_fetch_and(&work->flags, ~IRQ_WORK_BUSY,
+				   __ATOMIC_RELEASE);
+	}
+	host_irq_nesting--;
+}
+
+bool irq_work_is_pending(const struct irq_work *work)
+{
+	return __atomic_load_n(&work->flags, __ATOMIC_ACQUIRE) &
+	       IRQ_WORK_PENDING;
+}
+
+/* One thread: nothing can be running elsewhere; run what is pending here. */
+void irq_work_sync(struct irq_work *work)
+{
+	if (irq_work_is_pending(work))
+		irq_work_run();
 }

@@ -14,7 +14,14 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <nolock_stats.h>
 #include "mm_arena.h"
+
+/* This CPU's nolock_stats, copied, so a test can compare before/after. */
+static struct nolock_stats nolock_stats_now(void)
+{
+	return *this_cpu_ptr(nolock_stats);
+}
 
 #define MiB (1ull << 20)
 #define CLEAN_BASE (16 * MiB)
@@ -429,6 +436,7 @@ static void nolock_alloc_fails_when_a_lock_is_held(struct kunit *test)
 {
 	struct page *p;
 	unsigned long warned = nr_alloc_fail_warnings;
+	struct nolock_stats st = nolock_stats_now();
 
 	boot_clean_arena(test);
 	/* Our own CPU holds its pcp lock (the NMI interrupted it there). */
@@ -439,6 +447,11 @@ static void nolock_alloc_fails_when_a_lock_is_held(struct kunit *test)
 	p = try_alloc_pages(0, PCP_MAX_ORDER + 1);    /* no pcp needed */
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	host_nmi_nesting = 0;
+	/* Each NULL counted once, as "busy", never as "no memory". */
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_alloc_busy,
+			st.page_alloc_busy + 2);
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_alloc_nomem,
+			st.page_alloc_nomem);
 	spin_unlock(&dma32()->pcp[0].lock);
 	if (p)
 		__free_pages(p, PCP_MAX_ORDER + 1);
@@ -461,12 +474,21 @@ static void nolock_alloc_fails_when_a_lock_is_held(struct kunit *test)
 	host_nmi_nesting = 0;
 	spin_unlock(&dma32()->lock);
 	KUNIT_EXPECT_EQ(test, nr_alloc_fail_warnings, warned);  /* no noise */
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_alloc_busy,
+			st.page_alloc_busy + 4);
+	/* Too big for any free block: "no memory", not "busy". */
+	KUNIT_EXPECT_NULL(test, try_alloc_pages(0, MAX_ORDER + 1));
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_alloc_nomem,
+			st.page_alloc_nomem + 1);
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_free_deferred,
+			st.page_free_deferred);
 	expect_whole_again(test);
 }
 
 static void nolock_free_defers_and_next_free_drains(struct kunit *test)
 {
 	struct page *p5, *p0, *other;
+	struct nolock_stats st = nolock_stats_now();
 
 	boot_clean_arena(test);
 	p5 = alloc_pages_node(0, GFP_KERNEL, 5);
@@ -484,6 +506,8 @@ static void nolock_free_defers_and_next_free_drains(struct kunit *test)
 	free_pages_nolock(p0, 0);
 	host_nmi_nesting = 0;
 	KUNIT_EXPECT_EQ(test, dma32()->nr_deferred, 33);
+	KUNIT_EXPECT_EQ(test, nolock_stats_now().page_free_deferred,
+			st.page_free_deferred + 2);
 	KUNIT_EXPECT_TRUE(test, p5->flags & PG_deferred);
 	KUNIT_EXPECT_FALSE(test, llist_empty(&dma32()->deferred_free));
 	/* Counted as free all along: nothing is lost. */

@@ -1,0 +1,929 @@
+/*
+ * nolock_test.c - the any-context allocator paths with every lock held.
+ *
+ * For each lock on the allocation paths (zone->lock, this CPU's pcp->lock,
+ * a kmalloc cache's list_lock, its barn lock and this CPU's sheaf lock) a
+ * case takes the lock in normal context with IRQs off, exactly as the
+ * allocator itself would, and then raises an NMI on its own CPU.  The NMI
+ * handler makes the four any-context calls:
+ *
+ *     try_alloc_pages()   free_pages_nolock()   kmalloc_nolock()   kfree_nolock()
+ *
+ * and records what each did.  The case then releases the lock and checks:
+ * we are still here (no deadlock: spin_lock() in an NMI would even panic),
+ * each call returned NULL for a counted reason or succeeded by a path the
+ * held lock does not guard, and once the lock is free every deferred free
+ * is drained (the zone's llist by the next locked free, the slab's per-CPU
+ * list by its irq_work), so the free page count comes back exactly.
+ *
+ * Further cases provoke the hazards Linux met (docs/any-context.md): an
+ * NMI half way through a sheaf swap and while the sheaf lock is dropped
+ * for a refill (through slab_test_hook), a fresh slab whose list_lock is
+ * taken before it can be added, the encoded deferred-free link, a debug
+ * cache, and what may be passed where.
+ *
+ * The same file runs on the host (tests/host/test_mm_nolock.c), where an
+ * "NMI" is host_nmi_nesting raised around a direct call and irq_work runs
+ * when the test says so; in the kernel the NMIs and the irq_work are real.
+ */
+#include <kunit.h>
+#include <kernel.h>
+#include <irq_work.h>
+#include <mm.h>
+#include <mmzone.h>
+#include <nolock_stats.h>
+#include <slab.h>
+#include <smp.h>
+#include <string.h>
+#include "../../mm/slab_internal.h"
+
+#ifdef HOST_TEST
+int slab_test_env_init(void);
+void slab_test_env_exit(void);
+
+/* The host's NMI: raise the nesting count and call. */
+static bool run_in_nmi(void (*fn)(void))
+{
+	host_nmi_nesting++;
+	fn();
+	host_nmi_nesting--;
+	return true;
+}
+
+/* The host's IRQ: the test runs this CPU's pending irq_work itself. */
+static bool wait_for_deferred_frees(void)
+{
+	irq_work_run();
+	return slab_deferred_frees(smp_processor_id()) == 0;
+}
+
+static int nolock_env_init(void) { return slab_test_env_init(); }
+static void nolock_env_exit(void) { slab_test_env_exit(); }
+#else
+#include <nmi.h>
+#include "../../kernel/timekeeping.h"
+
+#define NMI_WAIT_US 1000000
+
+static void (*nmi_request[NR_CPUS])(void);
+
+static int nolock_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	unsigned int me = smp_processor_id();
+	void (*fn)(void) = __atomic_load_n(&nmi_request[me], __ATOMIC_ACQUIRE);
+
+	(void)type;
+	(void)regs;
+	if (!fn)
+		return NMI_DONE;
+	fn();
+	__atomic_store_n(&nmi_request[me], NULL, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+/* Ring our own NMI with fn as the request; false if it never ran. */
+static bool run_in_nmi(void (*fn)(void))
+{
+	unsigned int me = smp_processor_id();
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_US);
+
+	__atomic_store_n(&nmi_request[me], fn, __ATOMIC_RELEASE);
+	nmi_send_self();
+	while (__atomic_load_n(&nmi_request[me], __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end) {
+			__atomic_store_n(&nmi_request[me], NULL,
+					 __ATOMIC_RELEASE);
+			return false;
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+/* IRQs are on again: the irq_work IPI frees the parked objects. */
+static bool wait_for_deferred_frees(void)
+{
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_US);
+
+	while (slab_deferred_frees(smp_processor_id())) {
+		if (rdtsc() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static int nolock_env_init(void)
+{
+	return register_nmi_handler(NMI_LOCAL, nolock_nmi_handler, "nolock_test");
+}
+
+static void nolock_env_exit(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "nolock_test");
+}
+#endif
+
+#define VICTIM_SIZE 64          /* kmalloc-64: the cache whose locks we hold */
+#define BIG_ORDER   (PCP_MAX_ORDER + 1)  /* freed straight to the buddy */
+
+static struct nolock_stats stats_before;
+
+static void stats_mark(void)
+{
+	stats_before = *this_cpu_ptr(nolock_stats);
+}
+
+#define STAT_DELTA(field) \
+	(this_cpu_ptr(nolock_stats)->field - stats_before.field)
+
+/* Everything parked or cached given back; the free page count. */
+static unsigned long quiesced_free_pages(void)
+{
+	kmem_cache_shrink_all();      /* drains the deferred lists first */
+	drain_all_pages();            /* and the zone's deferred pages */
+	return nr_free_pages();
+}
+
+static int nolock_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return nolock_env_init();
+}
+
+static void nolock_suite_exit(struct kunit_suite *suite)
+{
+	(void)suite;
+	nolock_env_exit();
+}
+
+static void nolock_case_exit(struct kunit *test)
+{
+	(void)test;
+	slab_test_hook = NULL;
+	slab_report_count_only = false;
+}
+
+/* ===================================================================== */
+/* The four calls from an NMI, with one lock held                        */
+/* ===================================================================== */
+
+/* What the NMI is given and what it saw. */
+static struct {
+	struct page *free_small;    /* order 0, for free_pages_nolock() */
+	struct page *free_big;      /* BIG_ORDER, past the pcp lists */
+	void *victim;               /* a kmalloc(64) object for kfree_nolock() */
+	struct page *got_page;      /* try_alloc_pages(0, 0) */
+	void *got_object;           /* kmalloc_nolock(64) */
+} four;
+
+static void four_calls(void)
+{
+	four.got_page = try_alloc_pages(0, 0);
+	free_pages_nolock(four.free_small, 0);
+	free_pages_nolock(four.free_big, BIG_ORDER);
+	four.got_object = kmalloc_nolock(VICTIM_SIZE, 0, NUMA_NO_NODE);
+	kfree_nolock(four.victim);
+}
+
+enum held_lock {
+	HELD_ZONE,
+	HELD_PCP,
+	HELD_LIST,
+	HELD_BARN,
+	HELD_SHEAF,
+	HELD_SHEAF_AND_LIST,
+};
+
+struct held {
+	enum held_lock which;
+	unsigned long flags;
+};
+
+static struct kmem_cache *victim_cache(void)
+{
+	return kmalloc_slab(VICTIM_SIZE);
+}
+
+static void take(struct held *h, struct zone *zone)
+{
+	struct kmem_cache *s = victim_cache();
+	struct kmem_cache_node *n = get_node(s, 0);
+	unsigned int me = smp_processor_id();
+
+	switch (h->which) {
+	case HELD_ZONE:
+		spin_lock_irqsave(&zone->lock, h->flags);
+		break;
+	case HELD_PCP:
+		spin_lock_irqsave(&zone->pcp[me].lock, h->flags);
+		break;
+	case HELD_LIST:
+		spin_lock_irqsave(&n->list_lock, h->flags);
+		break;
+	case HELD_BARN:
+		spin_lock_irqsave(&n->barn.lock, h->flags);
+		break;
+	case HELD_SHEAF:
+		BUG_ON(!local_trylock_irqsave(&s->cpu_sheaves[me].lock,
+					      h->flags));
+		break;
+	case HELD_SHEAF_AND_LIST:
+		BUG_ON(!local_trylock_irqsave(&s->cpu_sheaves[me].lock,
+					      h->flags));
+		spin_lock(&n->list_lock);
+		break;
+	}
+}
+
+static void release(struct held *h, struct zone *zone)
+{
+	struct kmem_cache *s = victim_cache();
+	struct kmem_cache_node *n = get_node(s, 0);
+	unsigned int me = smp_processor_id();
+
+	switch (h->which) {
+	case HELD_ZONE:
+		spin_unlock_irqrestore(&zone->lock, h->flags);
+		break;
+	case HELD_PCP:
+		spin_unlock_irqrestore(&zone->pcp[me].lock, h->flags);
+		break;
+	case HELD_LIST:
+		spin_unlock_irqrestore(&n->list_lock, h->flags);
+		break;
+	case HELD_BARN:
+		spin_unlock_irqrestore(&n->barn.lock, h->flags);
+		break;
+	case HELD_SHEAF:
+		local_unlock_irqrestore(&s->cpu_sheaves[me].lock, h->flags);
+		break;
+	case HELD_SHEAF_AND_LIST:
+		spin_unlock(&n->list_lock);
+		local_unlock_irqrestore(&s->cpu_sheaves[me].lock, h->flags);
+		break;
+	}
+}
+
+/*
+ * What each call must do with that lock held.  The setup makes the paths
+ * deterministic: this CPU's pcp lists are drained (an order-0 allocation
+ * needs the zone lock) and kmalloc-64's sheaves are flushed (main is the
+ * bootstrap sheaf, the barn is empty), unless the case wants the sheaves.
+ */
+struct expect {
+	bool page;              /* try_alloc_pages() succeeds */
+	bool big_deferred;      /* the order-4 free waits on the zone llist */
+	bool small_deferred;    /* the order-0 free waits too */
+	unsigned int object_size; /* ksize of kmalloc_nolock()'s, 0: NULL */
+	bool obj_deferred;      /* kfree_nolock() parks the victim */
+	bool fill_sheaves;      /* leave kmalloc-64's sheaves full */
+};
+
+static void lock_held_nmi(struct kunit *test, enum held_lock which,
+			  const struct expect *e)
+{
+	struct held h = { .which = which };
+	unsigned long before = quiesced_free_pages();
+	unsigned int me = smp_processor_id();
+	struct zone *zone;
+	bool ran;
+
+	four.free_small = alloc_pages(GFP_KERNEL, 0);
+	four.free_big = alloc_pages(GFP_KERNEL, BIG_ORDER);
+	four.victim = kmalloc(VICTIM_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, four.free_small);
+	KUNIT_ASSERT_NOT_NULL(test, four.free_big);
+	KUNIT_ASSERT_NOT_NULL(test, four.victim);
+	if (e->fill_sheaves) {
+		void *warm = kmalloc(VICTIM_SIZE, GFP_KERNEL);
+
+		kfree(warm);             /* main now holds objects */
+	} else {
+		kmem_cache_shrink(victim_cache());
+	}
+	drain_local_pages();
+	zone = page_zone(four.free_small);
+
+	stats_mark();
+	take(&h, zone);
+	ran = run_in_nmi(four_calls);
+	release(&h, zone);
+	KUNIT_ASSERT_TRUE(test, ran);   /* the NMI came back: no deadlock */
+
+	/* Pages. */
+	KUNIT_EXPECT_EQ(test, four.got_page != NULL, e->page);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(page_alloc_busy), e->page ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(page_alloc_nomem), 0);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(page_free_deferred),
+			(unsigned long)e->big_deferred + e->small_deferred);
+	/* Objects. */
+	if (e->object_size) {
+		KUNIT_EXPECT_NOT_NULL(test, four.got_object);
+		if (four.got_object)
+			KUNIT_EXPECT_EQ(test, ksize(four.got_object),
+					e->object_size);
+		KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_busy), 0);
+	} else {
+		KUNIT_EXPECT_NULL(test, four.got_object);
+		KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_busy), 1);
+	}
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), 0);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), e->obj_deferred);
+
+	/* The lock is free: the parked object goes by irq_work... */
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, slab_deferred_frees(me), 0);
+	/* ...and parked pages with the next free that takes the zone lock. */
+	if (four.got_page)
+		__free_pages(four.got_page, 0);
+	kfree(four.got_object);
+	__free_pages(alloc_pages(GFP_KERNEL, BIG_ORDER), BIG_ORDER);
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&zone->nr_deferred,
+					      __ATOMIC_RELAXED), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void zone_lock_held(struct kunit *test)
+{
+	/* pcp empty, so order 0 needs the zone: NULL.  The order-0 free
+	 * fits on the pcp list; the big one waits on the zone's llist.
+	 * kmalloc_nolock is served by the sheaves, which need no page. */
+	const struct expect e = { .page = false, .big_deferred = true,
+				  .object_size = 64, .fill_sheaves = true };
+
+	lock_held_nmi(test, HELD_ZONE, &e);
+}
+
+static void pcp_lock_held(struct kunit *test)
+{
+	/* Order 0 needs the pcp list: NULL.  Both frees go to the buddy
+	 * under the (free) zone lock. */
+	const struct expect e = { .page = false, .object_size = 64,
+				  .fill_sheaves = true };
+
+	lock_held_nmi(test, HELD_PCP, &e);
+}
+
+static void list_lock_held(struct kunit *test)
+{
+	/* No sheaf objects, and the slabs are locked: NULL, and the victim
+	 * is parked on the deferred list. */
+	const struct expect e = { .page = true, .object_size = 0,
+				  .obj_deferred = true };
+
+	lock_held_nmi(test, HELD_LIST, &e);
+}
+
+static void barn_lock_held(struct kunit *test)
+{
+	/* The barn cannot be asked: both calls go to the slabs instead. */
+	const struct expect e = { .page = true, .object_size = 64 };
+
+	lock_held_nmi(test, HELD_BARN, &e);
+}
+
+static void sheaf_lock_held(struct kunit *test)
+{
+	/* The interrupted code is inside kmalloc-64's sheaves: both calls
+	 * go to its slabs. */
+	const struct expect e = { .page = true, .object_size = 64,
+				  .fill_sheaves = true };
+
+	lock_held_nmi(test, HELD_SHEAF, &e);
+}
+
+static void sheaf_and_list_lock_held(struct kunit *test)
+{
+	/* Nothing of kmalloc-64 can be had: the allocation moves up one
+	 * class (kmalloc-96) and the free is deferred. */
+	const struct expect e = { .page = true, .object_size = 96,
+				  .obj_deferred = true, .fill_sheaves = true };
+
+	lock_held_nmi(test, HELD_SHEAF_AND_LIST, &e);
+}
+
+static void zone_and_pcp_lock_held(struct kunit *test)
+{
+	/* Both page locks: every page free waits on the zone's llist. */
+	struct held pcp = { .which = HELD_PCP };
+	unsigned long before = quiesced_free_pages();
+	struct zone *zone;
+	struct page *a = alloc_pages(GFP_KERNEL, 0);
+	struct page *b = alloc_pages(GFP_KERNEL, BIG_ORDER);
+	bool ran;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	four.free_small = a;
+	four.free_big = b;
+	four.victim = NULL;
+	zone = page_zone(a);
+	stats_mark();
+	take(&pcp, zone);
+	spin_lock(&zone->lock);
+	ran = run_in_nmi(four_calls);
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&zone->nr_deferred,
+					      __ATOMIC_RELAXED),
+			1 + (1ul << BIG_ORDER));
+	/* Counted as free all along. */
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+	spin_unlock(&zone->lock);
+	release(&pcp, zone);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_NULL(test, four.got_page);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(page_free_deferred), 2);
+	kfree(four.got_object);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, zone->nr_deferred, 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* Hazard 1: the deferred link is written encoded                        */
+/* ===================================================================== */
+
+static void *parked[2];
+
+static void park_two(void)
+{
+	kfree_nolock(parked[0]);
+	kfree_nolock(parked[1]);
+}
+
+static void deferred_link_is_encoded(struct kunit *test)
+{
+	struct kmem_cache *s = victim_cache();
+	struct held h = { .which = HELD_LIST };
+	unsigned long before = quiesced_free_pages();
+	void **slot;
+	unsigned long stored;
+	bool ran;
+
+	parked[0] = kmalloc(VICTIM_SIZE, GFP_KERNEL);
+	parked[1] = kmalloc(VICTIM_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parked[0]);
+	KUNIT_ASSERT_NOT_NULL(test, parked[1]);
+	kmem_cache_shrink(s);            /* no sheaf to take them */
+	stats_mark();
+	take(&h, NULL);
+	ran = run_in_nmi(park_two);
+	/* Still held: both are parked, the newest first. */
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), 2);
+	slot = (void **)((char *)parked[1] + s->offset);
+	stored = (unsigned long)*slot;
+	KUNIT_EXPECT_NE(test, stored, (unsigned long)parked[0]);
+	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ (unsigned long)slot,
+			(unsigned long)parked[0]);
+	slot = (void **)((char *)parked[0] + s->offset);
+	KUNIT_EXPECT_EQ(test, (unsigned long)*slot ^ s->random ^
+			(unsigned long)slot, 0);   /* the end of the list */
+	release(&h, NULL);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* Hazard 2: a fresh slab whose list_lock is taken meanwhile             */
+/* ===================================================================== */
+
+static struct kmem_cache *hook_cache;
+static bool hook_took_lock, hook_lock_was_taken;
+static void *hook_object;
+
+static void take_list_lock_hook(struct kmem_cache *s, enum slab_hook_point where)
+{
+	if (s != hook_cache || where != SLAB_HOOK_NEW_SLAB)
+		return;
+	/* We are the NMI: trylock only.  The lock is free, so it works. */
+	hook_took_lock = spin_trylock(&get_node(s, 0)->list_lock);
+}
+
+static void alloc_from_hook_cache(void)
+{
+	bool busy;
+
+	hook_object = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+	if (hook_took_lock) {
+		spin_unlock(&get_node(hook_cache, 0)->list_lock);
+		hook_took_lock = false;
+		hook_lock_was_taken = true;
+	}
+}
+
+static void fresh_slab_given_back_with_counts(struct kunit *test,
+					      slab_flags_t flags)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = 0 };
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s;
+
+	s = kmem_cache_create_args("test_nolock_fresh", 128, &args, flags);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	hook_cache = s;
+	hook_lock_was_taken = false;
+	slab_test_hook = take_list_lock_hook;
+	stats_mark();
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(alloc_from_hook_cache));
+	slab_test_hook = NULL;
+	KUNIT_EXPECT_TRUE(test, hook_lock_was_taken);
+	KUNIT_EXPECT_NULL(test, hook_object);
+	/* The slab never joined the node, and went back counted. */
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, 0);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, ALLOC_SLAB), 1);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLAB), 1);
+	/* Without the hook the same call works, from a new slab. */
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(alloc_from_hook_cache));
+	KUNIT_EXPECT_NOT_NULL(test, hook_object);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, 1);
+	kmem_cache_free(s, hook_object);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void fresh_slab_after_failed_trylock(struct kunit *test)
+{
+	fresh_slab_given_back_with_counts(test, 0);
+}
+
+/* ===================================================================== */
+/* Hazard 5: a debug cache fails when its lock is held, and never loops  */
+/* ===================================================================== */
+
+static void *debug_object;
+
+static void debug_cache_calls(void)
+{
+	bool busy;
+
+	debug_object = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+	kfree_nolock(parked[0]);
+}
+
+static void debug_cache_fails_cleanly(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = SHEAF_CAPACITY_DEFAULT };
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	unsigned long flags;
+
+	s = kmem_cache_create_args("test_nolock_debug", 64, &args,
+				   SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_EQ(test, s->sheaf_capacity, 0);   /* debug: no sheaves */
+	hook_cache = s;
+	n = get_node(s, 0);
+	parked[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parked[0]);
+
+	/* Every trylock fails: one NULL, one parked free, no loop. */
+	stats_mark();
+	spin_lock_irqsave(&n->list_lock, flags);
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(debug_cache_calls));
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	KUNIT_EXPECT_NULL(test, debug_object);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, ALLOC_SLAB), 1);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), 1);
+	/* The parked object is freed with every debug check, none fires. */
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+
+	/* A fresh slab that cannot join the node: given back. */
+	fresh_slab_given_back_with_counts(test, SLAB_RED_ZONE | SLAB_POISON);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* Hazard 3: NMIs mid-swap and while the lock is dropped                 */
+/* ===================================================================== */
+
+#define SMALL_CAP 4
+static void *nmi_freed, *nmi_got;
+static unsigned int hook_hits;
+static enum slab_hook_point hook_point;
+
+static void nmi_free_one(void)
+{
+	kfree_nolock(nmi_freed);
+}
+
+static void nmi_alloc_one(void)
+{
+	bool busy;
+
+	nmi_got = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+}
+
+static void nmi_at_hook(struct kmem_cache *s, enum slab_hook_point where)
+{
+	if (s != hook_cache || where != hook_point || in_nmi() || hook_hits)
+		return;
+	hook_hits++;
+	if (where == SLAB_HOOK_MID_SWAP)
+		run_in_nmi(nmi_alloc_one);
+	else
+		run_in_nmi(nmi_free_one);
+}
+
+/* Objects in this CPU's sheaves of s, plus those in the barn. */
+static unsigned int objects_in_sheaves(struct kmem_cache *s)
+{
+	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slab_sheaf *sheaf;
+	unsigned int n = pcs->main->size;
+
+	if (pcs->spare)
+		n += pcs->spare->size;
+	list_for_each_entry(sheaf, &get_node(s, 0)->barn.sheaves_full, barn_list)
+		n += sheaf->size;
+	return n;
+}
+
+/* Slab objects in use by the node's slabs. */
+static unsigned long slab_inuse(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	unsigned long inuse = 0;
+	struct page *slab;
+
+	list_for_each_entry(slab, &n->partial, lru)
+		inuse += slab->inuse;
+	list_for_each_entry(slab, &n->full, lru)
+		inuse += slab->inuse;
+	return inuse;
+}
+
+static void nmi_while_lock_dropped_for_refill(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s;
+	void *obj[SMALL_CAP + 1], *x;
+	unsigned int i;
+
+	s = kmem_cache_create_args("test_nolock_refill", 64, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, s->sheaf_capacity, SMALL_CAP);
+	/* Leave main a real sheaf, empty; no spare, an empty barn. */
+	for (i = 0; i < SMALL_CAP; i++)
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, s->cpu_sheaves[smp_processor_id()].main->size, 0);
+	KUNIT_ASSERT_NULL(test, s->cpu_sheaves[smp_processor_id()].spare);
+
+	/* The next alloc drops the lock to refill; the NMI frees obj[0]
+	 * into the empty main meanwhile.  After relocking the refill must
+	 * see main is no longer empty and keep the new sheaf as spare. */
+	hook_cache = s;
+	hook_point = SLAB_HOOK_REFILL_UNLOCKED;
+	hook_hits = 0;
+	nmi_freed = obj[0];
+	slab_test_hook = nmi_at_hook;
+	x = kmem_cache_alloc(s, GFP_KERNEL);
+	slab_test_hook = NULL;
+	KUNIT_EXPECT_EQ(test, hook_hits, 1);
+	KUNIT_EXPECT_PTR_EQ(test, x, obj[0]);   /* it took what the NMI freed */
+	KUNIT_ASSERT_NOT_NULL(test, s->cpu_sheaves[smp_processor_id()].spare);
+	KUNIT_EXPECT_EQ(test, s->cpu_sheaves[smp_processor_id()].spare->size,
+			SMALL_CAP);
+	/* Every object is either ours or in a sheaf: nothing lost twice. */
+	KUNIT_EXPECT_EQ(test, slab_inuse(s), SMALL_CAP + objects_in_sheaves(s));
+	obj[0] = x;
+	for (i = 0; i < SMALL_CAP; i++)
+		kmem_cache_free(s, obj[i]);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void nmi_while_lock_dropped_for_empty_sheaf(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s;
+	void *obj[2 * SMALL_CAP + 2];
+	unsigned int i, n = 2 * SMALL_CAP + 2;
+
+	s = kmem_cache_create_args("test_nolock_free", 64, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < n; i++) {
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
+	}
+	kmem_cache_shrink(s);   /* main is the bootstrap sheaf again */
+	/* The first free drops the lock to get an empty sheaf (main is the
+	 * bootstrap); the NMI frees another object meanwhile. */
+	hook_cache = s;
+	hook_point = SLAB_HOOK_FREE_UNLOCKED;
+	hook_hits = 0;
+	nmi_freed = obj[1];
+	slab_test_hook = nmi_at_hook;
+	kmem_cache_free(s, obj[0]);
+	slab_test_hook = NULL;
+	KUNIT_EXPECT_EQ(test, hook_hits, 1);
+	KUNIT_EXPECT_EQ(test, slab_inuse(s), (n - 2) + objects_in_sheaves(s));
+	for (i = 2; i < n; i++)
+		kmem_cache_free(s, obj[i]);
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void nmi_mid_swap(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
+	unsigned long before = quiesced_free_pages();
+	struct slub_percpu_sheaves *pcs;
+	struct kmem_cache *s;
+	void *obj[2 * SMALL_CAP + 1];
+	unsigned int i, n = 2 * SMALL_CAP;
+
+	s = kmem_cache_create_args("test_nolock_swap", 64, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	pcs = &s->cpu_sheaves[smp_processor_id()];
+	for (i = 0; i < n; i++)
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	/* Free them all: main fills, then becomes spare; main half full. */
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, obj[i]);
+	KUNIT_ASSERT_NOT_NULL(test, pcs->spare);
+	/* Empty main, spare full: the next alloc swaps, and the NMI lands
+	 * half way (main == spare): it must not touch the sheaves. */
+	for (i = 0; pcs->main->size; i++)
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_GT(test, pcs->spare->size, 0);
+	hook_cache = s;
+	hook_point = SLAB_HOOK_MID_SWAP;
+	hook_hits = 0;
+	nmi_got = NULL;
+	slab_test_hook = nmi_at_hook;
+	obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	slab_test_hook = NULL;
+	KUNIT_EXPECT_EQ(test, hook_hits, 1);
+	KUNIT_EXPECT_NOT_NULL(test, nmi_got);           /* from a slab */
+	KUNIT_EXPECT_PTR_NE(test, nmi_got, obj[i]);
+	KUNIT_EXPECT_PTR_NE(test, pcs->main, pcs->spare);
+	KUNIT_EXPECT_EQ(test, slab_inuse(s), i + 2 + objects_in_sheaves(s));
+	kmem_cache_free(s, nmi_got);
+	for (; i != ~0u; i--)
+		kmem_cache_free(s, obj[i]);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* What may be passed where                                              */
+/* ===================================================================== */
+
+static void *mixed[6];
+
+static void nmi_kfree_mixed(void)
+{
+	kfree_nolock(mixed[0]);             /* a kmalloc() object */
+	kfree(mixed[1]);                    /* kfree() in an NMI: nolock path */
+	kfree_nolock(mixed[2]);             /* a large kmalloc block */
+	kfree_nolock(NULL);
+	kfree_nolock(ZERO_SIZE_PTR);
+	mixed[3] = kmalloc_nolock(0, 0, NUMA_NO_NODE);
+	mixed[4] = kmalloc_nolock(KMALLOC_MAX_CACHE_SIZE + 1, 0, NUMA_NO_NODE);
+	mixed[5] = kmalloc_nolock(1, 0, 1);   /* no node 1 */
+}
+
+static void what_may_be_passed_where(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages();
+	void *a, *z;
+	unsigned int i;
+
+	/* kmalloc_nolock() objects are ordinary kmalloc objects. */
+	stats_mark();
+	a = kmalloc_nolock(100, __GFP_ZERO, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, ksize(a), 128);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, ((u8 *)a)[i], 0);
+	kfree(a);
+	z = kmalloc_nolock(KMALLOC_MAX_CACHE_SIZE, 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	kfree_nolock(z);
+
+	mixed[0] = kmalloc(40, GFP_KERNEL);
+	mixed[1] = kmalloc(40, GFP_KERNEL);
+	mixed[2] = kmalloc(3 * PAGE_SIZE + KMALLOC_MAX_CACHE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mixed[0]);
+	KUNIT_ASSERT_NOT_NULL(test, mixed[1]);
+	KUNIT_ASSERT_NOT_NULL(test, mixed[2]);
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_mixed));
+	KUNIT_EXPECT_PTR_EQ(test, mixed[3], ZERO_SIZE_PTR);
+	KUNIT_EXPECT_NULL(test, mixed[4]);
+	KUNIT_EXPECT_NULL(test, mixed[5]);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), 2);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_busy), 0);
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void *bad_target;
+
+static void nmi_kfree_bad(void)
+{
+	kfree_nolock(bad_target);
+}
+
+static void kfree_nolock_refuses_what_kmalloc_never_gave(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+	char *big = kmalloc(2 * KMALLOC_MAX_CACHE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	slab_report_count_only = true;
+	bad_target = page_address(page);     /* a page, not a kmalloc object */
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	bad_target = big + 64;               /* inside a large block */
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
+	__free_pages(page, 0);
+	kfree(big);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void nmi_kmalloc(void)
+{
+	mixed[0] = kmalloc(32, GFP_KERNEL);
+}
+
+static void kmalloc_in_nmi_is_refused(struct kunit *test)
+{
+	mixed[0] = (void *)1;
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kmalloc));
+	KUNIT_EXPECT_NULL(test, mixed[0]);
+}
+
+/* ===================================================================== */
+/* Destruction waits for the deferred list                               */
+/* ===================================================================== */
+
+static void park_in_cache(void)
+{
+	kfree_nolock(parked[0]);
+}
+
+static void destroy_frees_parked_objects(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = SHEAF_CAPACITY_DEFAULT };
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+	struct kmem_cache *s;
+	unsigned long flags;
+
+	s = kmem_cache_create_args("test_nolock_destroy", 200, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	parked[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parked[0]);
+	kmem_cache_shrink(s);
+	/* Keep IRQs off so the irq_work cannot run before destroy does. */
+	spin_lock_irqsave(&get_node(s, 0)->list_lock, flags);
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(park_in_cache));
+	spin_unlock(&get_node(s, 0)->list_lock);
+	KUNIT_EXPECT_EQ(test, slab_deferred_frees(smp_processor_id()), 1);
+	local_irq_restore(flags);
+	/* Whether the irq_work ran first or not, destroy finds no leak. */
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, slab_deferred_frees(smp_processor_id()), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static struct kunit_case nolock_cases[] = {
+	KUNIT_CASE(zone_lock_held),
+	KUNIT_CASE(pcp_lock_held),
+	KUNIT_CASE(zone_and_pcp_lock_held),
+	KUNIT_CASE(list_lock_held),
+	KUNIT_CASE(barn_lock_held),
+	KUNIT_CASE(sheaf_lock_held),
+	KUNIT_CASE(sheaf_and_list_lock_held),
+	KUNIT_CASE(deferred_link_is_encoded),
+	KUNIT_CASE(fresh_slab_after_failed_trylock),
+	KUNIT_CASE(debug_cache_fails_cleanly),
+	KUNIT_CASE(nmi_while_lock_dropped_for_refill),
+	KUNIT_CASE(nmi_while_lock_dropped_for_empty_sheaf),
+	KUNIT_CASE(nmi_mid_swap),
+	KUNIT_CASE(what_may_be_passed_where),
+	KUNIT_CASE(kfree_nolock_refuses_what_kmalloc_never_gave),
+	KUNIT_CASE(kmalloc_in_nmi_is_refused),
+	KUNIT_CASE(destroy_frees_parked_objects),
+	{}
+};
+
+static struct kunit_suite nolock_suite = {
+	.name = "nolock",
+	.suite_init = nolock_suite_init,
+	.suite_exit = nolock_suite_exit,
+	.exit = nolock_case_exit,
+	.test_cases = nolock_cases,
+};
+kunit_test_suite(nolock_suite);
