@@ -43,9 +43,10 @@
  * `seed=` replays the choices.  The interleaving of CPUs and NMIs under
  * QEMU is not replayable, only the choices each CPU makes.
  *
- * kmalloc_nolock()/kfree_nolock() and the per-CPU reason counters come
- * from the nolock branch: everything that touches them is in the
- * "any-context allocator" section below, behind STORM_HAVE_KMALLOC_NOLOCK.
+ * kmalloc_nolock()/kfree_nolock() and the per-CPU reason counters
+ * (nolock_stats.h) are used only in the "any-context allocator" section
+ * below; STORM_HAVE_KMALLOC_NOLOCK 0 runs the storms on pages and sheaves
+ * alone (as they ran before those calls existed).
  */
 #include <cpu_work.h>
 #include <irq_work.h>
@@ -66,7 +67,7 @@
 #include "../../kernel/timekeeping.h"
 #include "../../mm/slab_internal.h"
 
-#define STORM_HAVE_KMALLOC_NOLOCK 0
+#define STORM_HAVE_KMALLOC_NOLOCK 1   /* 0: pages and sheaves only */
 
 /* ---- sizes and limits ---- */
 #define STORM_MAGIC          0x53544f524d4f424aull  /* "STORMOBJ" */
@@ -380,8 +381,8 @@ static void drain_to_task(unsigned int cpu)
 	drain_list(llist_del_all(&c->to_task), &c->to_task_count);
 }
 
-/* Leave an object for another CPU's NMIs to free (kfree_nolock() or
- * free_pages_nolock()); pages until kmalloc_nolock() exists. */
+/* Leave an object for another CPU's NMIs to free: kfree_nolock() for a
+ * kmalloc() or private-cache object, free_pages_nolock() for pages. */
 static void send_to_nmi(unsigned int target)
 {
 	struct storm_cpu *c = &storm_cpus[smp_processor_id()];
@@ -390,11 +391,18 @@ static void send_to_nmi(unsigned int target)
 
 	if (READ_ONCE(t->to_nmi_count) >= STORM_MAILBOX_MAX)
 		return;
-	if (storm_have_kmalloc_nolock() && prandom_below(&c->rnd, 2))
+	switch (storm_have_kmalloc_nolock() ? prandom_below(&c->rnd, 3) : 2) {
+	case 0:
 		o = task_alloc(STORM_KMALLOC, 0);
-	else
+		break;
+	case 1:
+		o = task_alloc(STORM_CACHE, 0);
+		break;
+	default:
 		o = task_alloc(STORM_PAGE, prandom_below(&c->rnd,
 							 STORM_NMI_MAX_ORDER + 1));
+		break;
+	}
 	if (!o)
 		return;
 	__atomic_fetch_add(&t->to_nmi_count, 1, __ATOMIC_RELAXED);
@@ -641,7 +649,10 @@ static void nmi_sheaf(struct storm_cpu *c)
 	count_kind(&c->allocs[STORM_SHEAF]);
 	c->sheaf_allocs++;
 	c->nmi_allocs++;
-	nmi_hand_over(c, o);   /* kmem_cache_free() is task context's */
+	if (storm_have_kmalloc_nolock())
+		nmi_keep_or_free(c, o);
+	else
+		nmi_hand_over(c, o);   /* for kmem_cache_free() */
 }
 
 static void nmi_free_mailbox(struct storm_cpu *c)
