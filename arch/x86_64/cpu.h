@@ -150,6 +150,18 @@ static inline void halt(void)
 	__asm__ __volatile__("hlt" ::: "memory");
 }
 
+/*
+ * Enable interrupts and halt, as one step: STI takes effect only after the
+ * next instruction, so no interrupt can slip in between the two.  An idle
+ * loop that checks for work with IRQs off and then calls safe_halt() can
+ * therefore never sleep through the IPI that announced the work: the IPI
+ * is taken as the HLT begins and wakes it.
+ */
+static inline void safe_halt(void)
+{
+	__asm__ __volatile__("sti; hlt" ::: "memory");
+}
+
 static inline unsigned long read_rflags(void)
 {
 	unsigned long f;

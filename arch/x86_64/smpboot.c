@@ -28,6 +28,7 @@
  * Stacks: each AP gets cpu_stacks[cpu] (desc.h): a kernel stack and three
  * IST stacks, each below an unmapped guard page.
  */
+#include <cpu_work.h>
 #include <kernel.h>
 #include <irqflags.h>
 #include <irq_work.h>
@@ -141,9 +142,7 @@ void ap_start64(void)
 	apic_timer_start_periodic();
 	this_cpu()->online = true;
 	__atomic_store_n(&ap_alive, (int)cpu, __ATOMIC_RELEASE);
-	local_irq_enable();
-	for (;;)
-		halt();   /* IPIs and timer ticks wake us */
+	cpu_idle_loop();   /* halts; runs on_each_cpu_task() work */
 }
 
 static void fill_trampoline(unsigned int cpu)
