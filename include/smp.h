@@ -58,14 +58,25 @@ static __always_inline unsigned int smp_processor_id(void)
 	return cpu;
 }
 
+/* One GS-relative load each: these sit on the allocator's fast paths. */
 static __always_inline bool in_nmi(void)
 {
-	return READ_ONCE(this_cpu()->nmi_nesting) != 0;
+	unsigned int n;
+
+	__asm__ __volatile__("movl %%gs:%c1, %0"
+			     : "=r"(n)
+			     : "i"(offsetof(struct percpu, nmi_nesting)));
+	return n != 0;
 }
 
 static __always_inline bool in_irq(void)
 {
-	return READ_ONCE(this_cpu()->irq_nesting) != 0;
+	unsigned int n;
+
+	__asm__ __volatile__("movl %%gs:%c1, %0"
+			     : "=r"(n)
+			     : "i"(offsetof(struct percpu, irq_nesting)));
+	return n != 0;
 }
 
 static __always_inline bool in_task(void)

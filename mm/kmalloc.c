@@ -315,6 +315,13 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		return NULL;
 	}
 	idx = kmalloc_index(size);
+	/* The inline fast path first: it only tries the sheaf lock too. */
+	object = __pcs_alloc_fast(kmalloc_caches[idx]);
+	if (likely(object)) {
+		if (unlikely(gfp & __GFP_ZERO))
+			memset(object, 0, kmalloc_caches[idx]->object_size);
+		return object;
+	}
 	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
 	/*
 	 * The interrupted code holds this class's sheaf lock: it is most
@@ -363,6 +370,12 @@ static void __kfree_nolock(void *p, unsigned long caller)
 
 void kfree_nolock(void *object)
 {
+	if (likely(!ZERO_OR_NULL_PTR(object))) {
+		struct page *slab = virt_to_slab(object);
+
+		if (likely(slab && pcs_free_fast(slab->slab_cache, object)))
+			return;
+	}
 	__kfree_nolock(object, _RET_IP_);
 }
 

@@ -1072,7 +1072,7 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *object;
 
-	if (likely(!(gfp & __GFP_ZERO))) {
+	if (likely(cache_has_sheaves(s) && !(gfp & __GFP_ZERO))) {
 		object = pcs_alloc_fast(s);
 		if (likely(object))
 			return object;
@@ -1103,9 +1103,12 @@ void kmem_cache_free(struct kmem_cache *s, void *object)
 		return;
 	/* Fast path only for an object of this very cache: anything else
 	 * goes to slab_free(), which reports it. */
-	slab = virt_to_slab(object);
-	if (likely(slab && slab->slab_cache == s && pcs_free_fast(s, object)))
-		return;
+	if (likely(cache_has_sheaves(s))) {
+		slab = virt_to_slab(object);
+		if (likely(slab && slab->slab_cache == s &&
+			   pcs_free_fast(s, object)))
+			return;
+	}
 	slab_free(s, object, _RET_IP_);
 }
 

@@ -206,19 +206,17 @@ static __always_inline struct page *virt_to_slab(const void *addr)
  * slow path, so disabling interrupts would buy nothing here (see
  * include/local_lock.h).  The slow paths still use the irqsave forms.
  *
- * Allocation refuses NMI context (the full path warns: kmalloc_nolock() is
- * the call for that); freeing from an NMI is fine, as the lock is only
- * tried.
+ * pcs_alloc_fast() refuses NMI context (the full path warns: kmalloc_nolock()
+ * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
+ * is safe anywhere since the lock is only tried.  Freeing from an NMI is
+ * fine for the same reason.
  */
-static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
+static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 {
-	struct slub_percpu_sheaves *pcs;
+	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
 	struct slab_sheaf *main;
 	void *object;
 
-	if (unlikely(in_nmi()))
-		return NULL;
-	pcs = &s->cpu_sheaves[smp_processor_id()];
 	if (unlikely(!local_trylock(&pcs->lock)))
 		return NULL;
 	main = pcs->main;
@@ -230,6 +228,14 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 	pcs->alloc_pcs++;
 	local_unlock(&pcs->lock);
 	return object;
+}
+
+/* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
+static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
+{
+	if (unlikely(in_nmi()))
+		return NULL;
+	return __pcs_alloc_fast(s);
 }
 
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)

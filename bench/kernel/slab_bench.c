@@ -393,6 +393,36 @@ static void try_page_pairs(void *arg)
 	(void)arg;
 }
 
+#define NOLOCK_OPS 1000
+
+/* kmalloc_nolock(64) + kfree_nolock() pairs: the any-context object path. */
+static void nolock_pairs(void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < NOLOCK_OPS; i++) {
+		void *p = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+
+		if (p)
+			kfree_nolock(p);
+	}
+	(void)arg;
+}
+
+/*
+ * The nolock paths never allocate a sheaf (that could recurse), so a CPU
+ * whose sheaves were flushed (kmem_cache_shrink() leaves the capacity-0
+ * bootstrap sheaf) serves them from the slabs until an ordinary kmalloc()
+ * installs real sheaves again.  One ordinary pair first puts this CPU in
+ * the steady state the row is about.
+ */
+static u64 nolock_sample(bool nmi)
+{
+	kfree(kmalloc(64, GFP_KERNEL));
+	return nmi ? run_in_nmi(nolock_pairs, NULL)
+		   : run_in_task(nolock_pairs, NULL);
+}
+
 struct sheaf_job {
 	struct kmem_cache *s;
 	struct slab_sheaf *sheaf;
@@ -472,6 +502,10 @@ static void run_any_context(void)
 			try_pages_sample, false);
 	any_context_row("try_alloc_pages_pair.nmi", 0, PAGE_OPS,
 			try_pages_sample, true);
+	any_context_row("kmalloc_nolock_pair.task", 64, NOLOCK_OPS,
+			nolock_sample, false);
+	any_context_row("kmalloc_nolock_pair.nmi", 64, NOLOCK_OPS,
+			nolock_sample, true);
 	any_context_row("alloc_from_sheaf.task", 64, SHEAF_OPS,
 			sheaf64_sample, false);
 	any_context_row("alloc_from_sheaf.nmi", 64, SHEAF_OPS,
