@@ -30,6 +30,9 @@ BOOT_CONFIGS = [
     ("smp4-128M", "4", "128M"),
     ("smp4-2G", "4", "2G"),
     ("smp6-sockets2-128M", "6,sockets=2,cores=3", "128M"),
+    # Memory above 4 GiB: two zones (DMA32 and Normal) and the fallback
+    # between them.
+    ("smp2-5G", "2", "5G"),
 ]
 
 # (suite selected with test=, what the harness must report, timeout, SMP).

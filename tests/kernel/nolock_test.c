@@ -205,6 +205,34 @@ static struct kmem_cache *victim_cache(void)
 	return kmalloc_slab(VICTIM_SIZE);
 }
 
+/*
+ * The page locks are held in every zone of the node, not only the zone of
+ * the test's pages: with more than 4 GiB there are two zones, and
+ * try_alloc_pages() would (rightly) succeed from the other one.  Zones are
+ * locked in index order; nothing else ever holds two zone locks.
+ */
+static struct zone *node_zone(unsigned int i)
+{
+	return &NODE_DATA(0)->node_zones[i];
+}
+
+static void lock_all_zones(bool pcp, unsigned int me)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		spin_lock(pcp ? &node_zone(i)->pcp[me].lock : &node_zone(i)->lock);
+}
+
+static void unlock_all_zones(bool pcp, unsigned int me)
+{
+	unsigned int i;
+
+	for (i = MAX_NR_ZONES; i-- > 0;)
+		spin_unlock(pcp ? &node_zone(i)->pcp[me].lock :
+				  &node_zone(i)->lock);
+}
+
 static void take(struct held *h, struct zone *zone)
 {
 	struct kmem_cache *s = victim_cache();
@@ -213,10 +241,10 @@ static void take(struct held *h, struct zone *zone)
 
 	switch (h->which) {
 	case HELD_ZONE:
-		spin_lock_irqsave(&zone->lock, h->flags);
-		break;
 	case HELD_PCP:
-		spin_lock_irqsave(&zone->pcp[me].lock, h->flags);
+		(void)zone;
+		h->flags = local_irq_save();
+		lock_all_zones(h->which == HELD_PCP, me);
 		break;
 	case HELD_LIST:
 		spin_lock_irqsave(&n->list_lock, h->flags);
@@ -244,10 +272,10 @@ static void release(struct held *h, struct zone *zone)
 
 	switch (h->which) {
 	case HELD_ZONE:
-		spin_unlock_irqrestore(&zone->lock, h->flags);
-		break;
 	case HELD_PCP:
-		spin_unlock_irqrestore(&zone->pcp[me].lock, h->flags);
+		(void)zone;
+		unlock_all_zones(h->which == HELD_PCP, me);
+		local_irq_restore(h->flags);
 		break;
 	case HELD_LIST:
 		spin_unlock_irqrestore(&n->list_lock, h->flags);
@@ -421,14 +449,14 @@ static void zone_and_pcp_lock_held(struct kunit *test)
 	zone = page_zone(a);
 	stats_mark();
 	take(&pcp, zone);
-	spin_lock(&zone->lock);
+	lock_all_zones(false, smp_processor_id());
 	ran = run_in_nmi(four_calls);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&zone->nr_deferred,
 					      __ATOMIC_RELAXED),
 			1 + (1ul << BIG_ORDER));
 	/* Counted as free all along. */
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
-	spin_unlock(&zone->lock);
+	unlock_all_zones(false, smp_processor_id());
 	release(&pcp, zone);
 	KUNIT_ASSERT_TRUE(test, ran);
 	KUNIT_EXPECT_NULL(test, four.got_page);
