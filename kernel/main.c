@@ -115,6 +115,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	static struct phys_range ranges[BOOT_MMAP_MAX];
 	unsigned int nr;
 
+	tsc_at_boot = rdtsc();           /* time stamps count from here */
 	percpu_init_boot_cpu();          /* GS base: smp_processor_id() works */
 	serial_init();                   /* printk has somewhere to go */
 	tsc_calibrate();                 /* time stamps in seconds */

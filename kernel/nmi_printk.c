@@ -42,7 +42,7 @@ void nmi_printk_store(const char *msg, size_t len)
 	unsigned long head = b->head;
 	unsigned long tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
 	char line[48];
-	u64 us = tsc_to_us(rdtsc());
+	u64 us = tsc_to_us(rdtsc() - tsc_at_boot);
 	size_t plen, i, total;
 	bool add_nl = len == 0 || msg[len - 1] != '\n';
 

@@ -36,7 +36,7 @@ static DEFINE_PER_CPU(bool, line_open);
 
 static void write_prefix(char *buf, size_t size)
 {
-	u64 us = tsc_to_us(rdtsc());
+	u64 us = tsc_to_us(rdtsc() - tsc_at_boot);
 
 	snprintf(buf, size, "[%5lu.%06lu] cpu%u: ", (unsigned long)(us / 1000000),
 		 (unsigned long)(us % 1000000), smp_processor_id());

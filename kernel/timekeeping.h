@@ -12,6 +12,9 @@
 #include "../arch/x86_64/cpu.h"
 
 extern u64 tsc_khz;
+/* The TSC when kernel_main() began: printk's stamps count from there (a
+ * TSC need not start at 0: under KVM it carries the host's uptime). */
+extern u64 tsc_at_boot;
 void tsc_calibrate(void);
 
 static inline u64 tsc_to_us(u64 tsc)

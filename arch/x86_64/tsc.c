@@ -31,6 +31,7 @@
 
 /* A believable guess, used only for the stamps printed before calibration. */
 u64 tsc_khz = 1000000;
+u64 tsc_at_boot;
 
 static u64 measure_once(void)
 {
