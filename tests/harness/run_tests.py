@@ -59,6 +59,20 @@ class Tally:
         self.failed += f
 
 
+def report(label, log, reasons, log_path, detail, tally):
+    """One summary line for a run, its failure reasons, and the count: a
+    run that failed without a failed case (a crash, a timeout) counts as
+    one failure."""
+    p, f, s = ktap.counts(log)
+    print("%-30s %3d passed, %d failed%s  (%s)" % (
+        label, p, f, ", %d skipped" % s if s else "", detail))
+    for x in reasons:
+        print("    FAIL: " + x)
+    if reasons:
+        print("    log: " + log_path)
+    tally.add(p, f + (1 if reasons and f == 0 else 0))
+
+
 def run_host(prog, log_dir, tally):
     name = os.path.basename(prog)
     log_path = os.path.join(log_dir, "host-%s.log" % name)
@@ -67,21 +81,13 @@ def run_host(prog, log_dir, tally):
         r = subprocess.run([prog], stdout=f, stderr=subprocess.STDOUT,
                            timeout=600)
     log = ktap.parse_log(log_path)
-    p, fl, s = ktap.counts(log)
     reasons = ktap.verdict(log, ktap.EXIT_PASS if r.returncode == 0 else
                            ktap.EXIT_FAIL, False)
     if r.returncode not in (0, 1):
         reasons.append("host test program died with status %d (sanitizer "
                        "report or crash: see the log)" % r.returncode)
-    print("%-30s %3d passed, %d failed%s  (%.1f s)" % (
-        "host:" + name, p, fl, ", %d skipped" % s if s else "",
-        time.time() - start))
-    for x in reasons:
-        print("    FAIL: " + x)
-    if reasons:
-        print("    log: " + log_path)
-    extra = 1 if reasons and fl == 0 else 0
-    tally.add(p, fl + extra)
+    report("host:" + name, log, reasons, log_path,
+           "%.1f s" % (time.time() - start), tally)
 
 
 def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
@@ -89,15 +95,8 @@ def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
     log, status, timed_out, secs, accel = boottest.run_boot(
         kernel, smp, mem, cmdline, BOOT_TIMEOUT, log_path)
     reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
-    p, f, s = ktap.counts(log)
-    print("%-30s %3d passed, %d failed%s  (%.1f s, %s)" % (
-        "boot:" + name, p, f, ", %d skipped" % s if s else "", secs, accel))
-    for x in reasons:
-        print("    FAIL: " + x)
-    if reasons:
-        print("    log: " + log_path)
-    extra = 1 if reasons and f == 0 else 0
-    tally.add(p, f + extra)
+    report("boot:" + name, log, reasons, log_path,
+           "%.1f s, %s" % (secs, accel), tally)
 
 
 def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
