@@ -41,4 +41,9 @@ int vprintk_level(int level, const char *fmt, va_list ap);
 
 extern int console_loglevel;
 
+/* Print like pr_info() and keep the line for highlights_replay(), which
+ * prints every kept line again at the end of the boot (normal context). */
+void pr_highlight(const char *fmt, ...) __printf(1, 2);
+void highlights_replay(void);
+
 #endif /* PRINTK_H */

@@ -106,6 +106,7 @@ static void run_self_tests(void)
 	}
 	kunit_run_all(cmdline_get("test"), &totals);
 	slabinfo_show();                 /* what the run left in each cache */
+	highlights_replay();             /* the storm summary, last */
 	printk_flush_nmi();
 	qemu_exit(totals.failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }

@@ -809,20 +809,20 @@ static void storm_summary(struct storm_totals *t, u64 tsc_start)
 	char role;
 
 	memset(t, 0, sizeof(*t));
-	pr_info("nmi_storm: %s storm: %u CPUs, %u iterations a worker, %s, seed %lu (replay: seed=%lu), %lu ms\n",
+	pr_highlight("nmi_storm: %s storm: %u CPUs, %u iterations a worker, %s, seed %lu (replay: seed=%lu), %lu ms\n",
 		storm->name, nr_cpu_ids, storm_iters(),
 		storm_hammer == ~0u ? "self-NMIs every iteration" :
 		"hammer = last CPU",
 		(unsigned long)boot_seed, (unsigned long)boot_seed,
 		(unsigned long)(tsc_to_us(rdtsc() - tsc_start) / 1000));
-	pr_info("nmi_storm:   cpu       NMIs  NMI-alloc   NMI-free  NULL-busy NULL-nomem   deferred  max-NMI-cycles  task-ops task-NULL\n");
+	pr_highlight("nmi_storm:   cpu       NMIs  NMI-alloc   NMI-free  NULL-busy NULL-nomem   deferred  max-NMI-cycles  task-ops task-NULL\n");
 	for_each_online_cpu(cpu) {
 		struct storm_cpu *c = &storm_cpus[cpu];
 		unsigned long busy, nomem, deferred;
 
 		storm_reasons(cpu, &busy, &nomem, &deferred);
 		role = cpu == storm_hammer ? 'H' : ' ';
-		pr_info("nmi_storm:  %c%3u %10lu %10lu %10lu %10lu %10lu %10lu %15lu %9lu %9lu\n",
+		pr_highlight("nmi_storm:  %c%3u %10lu %10lu %10lu %10lu %10lu %10lu %15lu %9lu %9lu\n",
 			role, cpu, c->nmis, c->nmi_allocs, c->nmi_frees, busy,
 			nomem, deferred, (unsigned long)c->max_cycles,
 			c->task_ops, c->task_nulls);
@@ -841,15 +841,15 @@ static void storm_summary(struct storm_totals *t, u64 tsc_start)
 			t->frees[k] += c->frees[k];
 		}
 	}
-	pr_info("nmi_storm:   all %10lu %10lu %10lu %10lu %10lu %10lu %15lu %9lu %9lu\n",
+	pr_highlight("nmi_storm:   all %10lu %10lu %10lu %10lu %10lu %10lu %15lu %9lu %9lu\n",
 		t->nmis, t->nmi_allocs, t->nmi_frees, t->busy, t->nomem,
 		t->deferred, (unsigned long)t->max_cycles, t->task_ops,
 		t->task_nulls);
 	if (!storm_have_kmalloc_nolock())
-		pr_info("nmi_storm:   (no kmalloc_nolock() yet: NULL reasons and deferred frees are not counted; %lu NMI NULLs in all)\n",
+		pr_highlight("nmi_storm:   (no kmalloc_nolock() yet: NULL reasons and deferred frees are not counted; %lu NMI NULLs in all)\n",
 			t->nmi_nulls);
 	for (k = 0; k < STORM_NR_KINDS; k++)
-		pr_info("nmi_storm:   %-15s %8lu allocated %8lu freed\n",
+		pr_highlight("nmi_storm:   %-15s %8lu allocated %8lu freed\n",
 			storm_kind_name[k], t->allocs[k], t->frees[k]);
 }
 
@@ -882,7 +882,7 @@ static void storm_check_all(struct kunit *test, const struct storm_totals *t,
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad_pages);
 	KUNIT_EXPECT_EQ(test, after, before);
-	pr_info("nmi_storm: %s: %lu broken patterns, %lu objects and page blocks allocated, all %s, free pages %lu before and %lu after\n",
+	pr_highlight("nmi_storm: %s: %lu broken patterns, %lu objects and page blocks allocated, all %s, free pages %lu before and %lu after\n",
 		storm_bad_patterns ? "FAILED" : "passed", storm_bad_patterns,
 		t->allocs[0] + t->allocs[1] + t->allocs[2] + t->allocs[3] +
 		t->allocs[4],
