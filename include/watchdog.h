@@ -17,6 +17,13 @@ void watchdog_init(void);                     /* boot CPU, after SMP */
 void watchdog_timer_tick(void);               /* every CPU's timer IRQ */
 void watchdog_nmi_heartbeat(struct pt_regs *regs); /* NMI, cpu0 */
 void watchdog_touch_all(void);  /* "everybody is fine now" (long tests) */
+/*
+ * Change the rate of the PIT heartbeat NMI to cpu0 (0: back to the
+ * default).  The NMI storm raises it so that, even with one CPU, NMIs land
+ * at arbitrary instructions, inside the allocator's critical sections
+ * too.  False when there is no heartbeat (no I/O APIC).
+ */
+bool watchdog_set_heartbeat_hz(unsigned int hz);
 extern bool watchdog_enabled;
 extern unsigned int watchdog_thresh;          /* seconds */
 

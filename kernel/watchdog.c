@@ -101,6 +101,14 @@ void watchdog_nmi_heartbeat(struct pt_regs *regs)
 		watchdog_check(regs);
 }
 
+bool watchdog_set_heartbeat_hz(unsigned int hz)
+{
+	if (!heartbeat_routed)
+		return false;
+	pit_start_periodic(hz ? hz : PIT_HEARTBEAT_HZ);
+	return true;
+}
+
 void watchdog_init(void)
 {
 	u64 t;
