@@ -59,6 +59,8 @@ typedef unsigned int gfp_t;
 #define PG_large_kmalloc (1ul << 5) /* kmalloc() > largest class, from buddy */
 #define PG_nolock_alloc  (1ul << 6) /* allocated by try_alloc_pages() */
 #define PG_deferred  (1ul << 7)  /* free, on a zone's deferred llist */
+#define PG_poisoned  (1ul << 8)  /* free block head whose whole block holds
+				    PAGE_POISON (page_poisoning on) */
 
 /* Fields packed in the high bits of page->flags (owned by page_alloc.c). */
 #define PAGE_NID_SHIFT        32

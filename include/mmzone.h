@@ -132,6 +132,16 @@ unsigned long zone_pcp_count(const struct zone *zone);
 
 /* Bad frees reported so far (double free, wrong order, not allocated). */
 extern unsigned long nr_bad_page_frees;
+
+/*
+ * Page poisoning (`page_poison` on the command line, or set by a test):
+ * a freed block is filled with PAGE_POISON and marked PG_poisoned; when it
+ * is handed out again every byte is checked, and a byte that changed is
+ * reported as a write after free (counted in nr_page_poison_reports).
+ */
+#define PAGE_POISON 0xaa
+extern bool page_poisoning;
+extern unsigned long nr_page_poison_reports;
 /* Allocation failures that were reported (without __GFP_NOWARN). */
 extern unsigned long nr_alloc_fail_warnings;
 

@@ -8,6 +8,7 @@
 #include <bench.h>
 #include <kernel.h>
 #include <kunit.h>
+#include <mmzone.h>
 #include <mm.h>
 #include <printk.h>
 #include <prandom.h>
@@ -136,6 +137,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	paging_init(ranges, nr);         /* final tables: direct map, W^X */
 	desc_unmap_stack_guards();       /* stack overflows now fault */
 	e820__memblock_setup();          /* usable memory minus what is taken */
+	page_poisoning = cmdline_has("page_poison"); /* check writes after free */
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(cmdline_get("slub_debug")); /* object caches, kmalloc */
 	smp_init();                      /* APICs, other CPUs, NMI watchdog */

@@ -55,6 +55,13 @@
  * list: a double free, a free of a page that is not the head of an
  * allocated block, or a free with a different order is reported (frame,
  * order, caller) and ignored, so the lists stay intact.
+ *
+ * POISON.  With page_poisoning on (`page_poison`), a freed block is filled
+ * with PAGE_POISON and its head marked PG_poisoned; the mark follows the
+ * block through the lists (a split gives it to both halves, a merge keeps
+ * it only if both halves had it, so memory never poisoned is never
+ * checked), and prep_new_page() checks every byte of a marked block before
+ * handing it out: a byte that changed was written after the free.
  */
 #include <mm.h>
 #include <mmzone.h>
@@ -70,6 +77,8 @@
 
 struct pglist_data *node_data[MAX_NUMNODES];
 unsigned long nr_bad_page_frees;
+bool page_poisoning;
+unsigned long nr_page_poison_reports;
 unsigned long nr_alloc_fail_warnings;
 
 /* Why the any-context paths (here and in the slab allocator) said "not
@@ -143,17 +152,28 @@ static bool page_is_buddy(const struct zone *zone, unsigned long buddy_pfn,
 static void __free_one_page(struct page *page, unsigned long pfn,
 			    struct zone *zone, unsigned int order)
 {
+	/* A merged block is poisoned only if both halves were. */
+	bool poisoned = page->flags & PG_poisoned;
+
 	lockdep_assert_held(&zone->lock);
 	while (order < MAX_ORDER) {
 		unsigned long buddy_pfn = pfn ^ (1ul << order);
+		struct page *buddy = pfn_to_page(buddy_pfn);
 
 		if (!page_is_buddy(zone, buddy_pfn, order))
 			break;
-		del_from_free_list_locked(pfn_to_page(buddy_pfn), zone, order);
+		del_from_free_list_locked(buddy, zone, order);
+		poisoned = poisoned && (buddy->flags & PG_poisoned);
+		buddy->flags &= ~PG_poisoned;
+		pfn_to_page(pfn)->flags &= ~PG_poisoned;
 		pfn &= buddy_pfn;           /* the merged block's head */
 		order++;
 	}
 	page = pfn_to_page(pfn);
+	if (poisoned)
+		page->flags |= PG_poisoned;
+	else
+		page->flags &= ~PG_poisoned;
 	add_to_free_list_locked(page, zone, order);
 }
 
@@ -165,8 +185,14 @@ static void buddy_split_locked(struct zone *zone, struct page *page,
 			       unsigned int low, unsigned int high)
 {
 	while (high > low) {
+		struct page *upper;
+
 		high--;
-		add_to_free_list_locked(page + (1ul << high), zone, high);
+		upper = page + (1ul << high);
+		/* The halves of a poisoned block are poisoned blocks. */
+		upper->flags = (upper->flags & ~PG_poisoned) |
+			       (page->flags & PG_poisoned);
+		add_to_free_list_locked(upper, zone, high);
 	}
 }
 
@@ -394,10 +420,31 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 	return page;
 }
 
+/*
+ * The block was poisoned when freed: every byte must still be PAGE_POISON.
+ * Any context (try_alloc_pages() calls it too): it only reads and prints.
+ */
+static void check_page_poison(struct page *page, unsigned int order)
+{
+	const u8 *p = page_address(page);
+	unsigned long i, n = PAGE_SIZE << order;
+
+	for (i = 0; i < n; i++) {
+		if (likely(p[i] == PAGE_POISON))
+			continue;
+		nr_page_poison_reports++;
+		pr_err("BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed\n",
+		       page_to_pfn(page), order, i, p[i], PAGE_POISON);
+		return;
+	}
+}
+
 static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
+	if (page->flags & PG_poisoned)
+		check_page_poison(page, order);
 	page->flags &= ~(PG_buddy | PG_pcp | PG_deferred | PG_head |
-			 PG_nolock_alloc);
+			 PG_nolock_alloc | PG_poisoned);
 	set_page_alloc_order(page, order);
 	if (order)
 		page->flags |= PG_head;
@@ -588,7 +635,11 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 	}
 	clear_page_alloc_order(page);
 	page->flags &= ~(PG_head | PG_slab | PG_large_kmalloc |
-			 PG_nolock_alloc);
+			 PG_nolock_alloc | PG_poisoned);
+	if (READ_ONCE(page_poisoning)) {
+		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
+		page->flags |= PG_poisoned;
+	}
 	return true;
 }
 

@@ -22,17 +22,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktap  # noqa: E402
 import boottest  # noqa: E402
 
-# (name, SMP, memory): issue #2 asks for -smp 1 and 4, issue #3 for 128M and
+# (name, SMP, memory, command line): issue #2 asks for -smp 1 and 4, issue #3 for 128M and
 # 2G, issue #4 for non-contiguous APIC ids: QEMU rounds cores per socket up
 # to a power of two, so 2 sockets of 3 cores have APIC ids 0,1,2,4,5,6.
 BOOT_CONFIGS = [
-    ("smp1-128M", "1", "128M"),
-    ("smp4-128M", "4", "128M"),
-    ("smp4-2G", "4", "2G"),
-    ("smp6-sockets2-128M", "6,sockets=2,cores=3", "128M"),
+    ("smp1-128M", "1", "128M", ""),
+    # Every freed page poisoned and checked when handed out again: the whole
+    # suite, storms included, runs with writes after free detected.
+    ("smp4-128M-poison", "4", "128M", "page_poison"),
+    ("smp4-2G", "4", "2G", ""),
+    ("smp6-sockets2-128M", "6,sockets=2,cores=3", "128M", ""),
     # Memory above 4 GiB: two zones (DMA32 and Normal) and the fallback
     # between them.
-    ("smp2-5G", "2", "5G"),
+    ("smp2-5G", "2", "5G", ""),
 ]
 
 # (suite selected with test=, what the harness must report, timeout, SMP).
@@ -131,8 +133,10 @@ def main():
     for prog in a.host:
         run_host(prog, a.log_dir, tally)
     if not a.host_only:
-        for name, smp, mem in BOOT_CONFIGS:
-            run_boot(a.kernel, name, smp, mem, a.cmdline, a.log_dir, tally)
+        for name, smp, mem, cmdline in BOOT_CONFIGS:
+            run_boot(a.kernel, name, smp, mem,
+                     " ".join(x for x in (cmdline, a.cmdline) if x),
+                     a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,

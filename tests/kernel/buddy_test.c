@@ -267,6 +267,81 @@ static void nolock_calls_inside_held_locks(struct kunit *test)
 	expect_same_as(test, &before);
 }
 
+/*
+ * Page poisoning: a write into a freed page is reported when the page is
+ * handed out again.  The per-CPU list is LIFO, so the next order-0
+ * allocation on this CPU returns the page just freed.
+ */
+static void page_poison_catches_write_after_free(struct kunit *test)
+{
+	bool was = page_poisoning;
+	unsigned long reports = nr_page_poison_reports;
+	unsigned long before = nr_free_pages();
+	struct page *p, *q;
+	u8 *data;
+
+	page_poisoning = true;
+	p = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	data = page_address(p);
+	__free_pages(p, 0);
+	KUNIT_EXPECT_TRUE(test, p->flags & PG_poisoned);
+	KUNIT_EXPECT_EQ(test, data[0], PAGE_POISON);
+	KUNIT_EXPECT_EQ(test, data[PAGE_SIZE - 1], PAGE_POISON);
+
+	/* A clean round trip is not reported. */
+	q = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports);
+	KUNIT_EXPECT_FALSE(test, q->flags & PG_poisoned);
+	__free_pages(q, 0);
+
+	/* A stray write after the free is. */
+	data[100] = 0x55;
+	q = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports + 1);
+	__free_pages(q, 0);
+
+	page_poisoning = was;
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+}
+
+/*
+ * Poisoned blocks merge with never-poisoned ones and are split again
+ * without a false report: allocate and free many blocks of mixed orders
+ * with poisoning on, then allocate them all again with it off.
+ */
+#define POISON_BLOCKS 64
+
+static void page_poison_survives_split_and_merge(struct kunit *test)
+{
+	static struct page *blocks[POISON_BLOCKS];
+	bool was = page_poisoning;
+	unsigned long reports = nr_page_poison_reports;
+	unsigned long before = nr_free_pages();
+	unsigned int i;
+
+	page_poisoning = true;
+	for (i = 0; i < POISON_BLOCKS; i++)
+		blocks[i] = alloc_pages(GFP_KERNEL, i % 5);
+	for (i = 0; i < POISON_BLOCKS; i++)
+		if (blocks[i])
+			__free_pages(blocks[i], i % 5);
+	drain_all_pages();   /* back to the buddy: merge with their buddies */
+	page_poisoning = false;
+	for (i = 0; i < POISON_BLOCKS; i++)
+		blocks[i] = alloc_pages(GFP_KERNEL, (i * 7) % 6);
+	for (i = 0; i < POISON_BLOCKS; i++)
+		if (blocks[i])
+			__free_pages(blocks[i], (i * 7) % 6);
+	page_poisoning = was;
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports);
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+}
+
 static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(boot_handed_memory_to_the_buddy),
 	KUNIT_CASE(allocate_every_page_then_free_all),
@@ -274,6 +349,8 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(pcp_drain_gives_back_what_it_held),
 	KUNIT_CASE(double_free_is_caught),
 	KUNIT_CASE(nolock_calls_inside_held_locks),
+	KUNIT_CASE(page_poison_catches_write_after_free),
+	KUNIT_CASE(page_poison_survives_split_and_merge),
 	{}
 };
 
