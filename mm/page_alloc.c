@@ -158,10 +158,12 @@ static void __free_one_page(struct page *page, unsigned long pfn,
 	lockdep_assert_held(&zone->lock);
 	while (order < MAX_ORDER) {
 		unsigned long buddy_pfn = pfn ^ (1ul << order);
-		struct page *buddy = pfn_to_page(buddy_pfn);
+		struct page *buddy;
 
+		/* Checked first: buddy_pfn may lie outside the memmap. */
 		if (!page_is_buddy(zone, buddy_pfn, order))
 			break;
+		buddy = pfn_to_page(buddy_pfn);
 		del_from_free_list_locked(buddy, zone, order);
 		poisoned = poisoned && (buddy->flags & PG_poisoned);
 		buddy->flags &= ~PG_poisoned;

@@ -30,9 +30,22 @@ int console_loglevel = LOGLEVEL_DEFAULT;
 
 int vprintk_level(int level, const char *fmt, va_list ap)
 {
+	char host_fmt[512];
+	const char *f;
+	size_t n = 0;
+
 	if (level > console_loglevel)
 		return 0;
-	return vprintf(fmt, ap);
+	/* The C library has no %pS (a symbol name): print the address. */
+	for (f = fmt; *f && n + 1 < sizeof(host_fmt); f++) {
+		host_fmt[n++] = *f;
+		if (f[0] == '%' && f[1] == 'p' && f[2] == 'S') {
+			host_fmt[n++] = 'p';
+			f += 2;
+		}
+	}
+	host_fmt[n] = '\0';
+	return vprintf(host_fmt, ap);
 }
 
 int printk_level(int level, const char *fmt, ...)
