@@ -72,6 +72,7 @@ struct zone {
 	unsigned long zone_start_pfn;
 	unsigned long spanned_pages;   /* frames in the zone's range */
 	unsigned long managed_pages;   /* frames handed to the buddy at boot */
+	bool pcp_disabled;             /* zone_pcp_disable(): buddy only */
 
 	/* Guarded by lock. */
 	struct free_area free_area[NR_PAGE_ORDERS];
@@ -144,5 +145,15 @@ extern bool page_poisoning;
 extern unsigned long nr_page_poison_reports;
 /* Allocation failures that were reported (without __GFP_NOWARN). */
 extern unsigned long nr_alloc_fail_warnings;
+
+/*
+ * Serve this zone's small orders straight from the buddy (zone->lock every
+ * time) instead of the per-CPU lists, and drain what the lists hold; and
+ * back.  For benchmarks that compare the two paths; callers make sure no
+ * other CPU is allocating meanwhile (a page freed to a list during the
+ * switch would only stay there, counted free, until the next drain).
+ */
+void zone_pcp_disable(struct zone *zone);
+void zone_pcp_enable(struct zone *zone);
 
 #endif /* MMZONE_H */

@@ -456,6 +456,23 @@ static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 }
 
 /* The zones gfp allows, highest first (Normal, then DMA32). */
+/* Does an order-`order` block of this zone go through the per-CPU lists? */
+static bool zone_uses_pcp(const struct zone *zone, unsigned int order)
+{
+	return order <= PCP_MAX_ORDER && !READ_ONCE(zone->pcp_disabled);
+}
+
+void zone_pcp_disable(struct zone *zone)
+{
+	WRITE_ONCE(zone->pcp_disabled, true);
+	drain_all_pages();
+}
+
+void zone_pcp_enable(struct zone *zone)
+{
+	WRITE_ONCE(zone->pcp_disabled, false);
+}
+
 static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
 				       unsigned int order,
 				       struct lock_mode *mode)
@@ -468,7 +485,7 @@ static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
 
 		if (!zone->managed_pages)
 			continue;
-		if (order <= PCP_MAX_ORDER)
+		if (zone_uses_pcp(zone, order))
 			page = rmqueue_pcplist(zone, order, mode);
 		else
 			page = rmqueue_buddy(zone, order, mode);
@@ -690,7 +707,7 @@ static void free_pages_caller(struct page *page, unsigned int order,
 	if (!free_pages_prepare(page, order, caller))
 		return;
 	zone = page_zone(page);
-	if (order <= PCP_MAX_ORDER)
+	if (zone_uses_pcp(zone, order))
 		free_to_pcp(zone, page, order);
 	else
 		free_to_buddy(zone, page, order);
@@ -716,7 +733,7 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 	if (!free_pages_prepare(page, order, caller))
 		return;
 	zone = page_zone(page);
-	if (order <= PCP_MAX_ORDER) {
+	if (zone_uses_pcp(zone, order)) {
 		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 
 		if (spin_trylock_irqsave(&pcp->lock, flags)) {

@@ -300,6 +300,24 @@ static void page_pairs(void *arg)
 	}
 }
 
+static void set_pcp_lists(bool on)
+{
+	struct pglist_data *pgdat = NODE_DATA(0);
+	unsigned int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		if (on)
+			zone_pcp_enable(&pgdat->node_zones[z]);
+		else
+			zone_pcp_disable(&pgdat->node_zones[z]);
+	}
+}
+
+/*
+ * Orders 0 and 3 with the per-CPU lists and straight from the buddy (the
+ * lists switched off with zone_pcp_disable()), and order 4, which the
+ * buddy always serves.
+ */
 static void run_pages(void)
 {
 	static const unsigned int orders[] = { 0, 3, 4 };
@@ -314,6 +332,14 @@ static void run_pages(void)
 			     order <= PCP_MAX_ORDER ? "pcp_list" : "buddy",
 			     order, PAGE_OPS, &st);
 	}
+	set_pcp_lists(false);
+	for (i = 0; i < ARRAY_SIZE(orders) && orders[i] <= PCP_MAX_ORDER; i++) {
+		unsigned int order = orders[i];
+
+		bench_measure(page_pairs, &order, PAGE_OPS, BENCH_REPS, &st);
+		bench_report("single_pages", "buddy", order, PAGE_OPS, &st);
+	}
+	set_pcp_lists(true);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -342,6 +342,31 @@ static void page_poison_survives_split_and_merge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
 }
 
+/* zone_pcp_disable(): small orders go straight to the buddy and back. */
+static void pcp_disabled_zone_uses_the_buddy(struct kunit *test)
+{
+	unsigned long before = nr_free_pages();
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+	struct zone *zone;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	zone = page_zone(page);
+	__free_pages(page, 0);
+	zone_pcp_disable(zone);
+	KUNIT_EXPECT_EQ(test, zone_pcp_count(zone), 0);   /* drained */
+	page = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	__free_pages(page, 0);
+	KUNIT_EXPECT_EQ(test, zone_pcp_count(zone), 0);   /* not parked */
+	zone_pcp_enable(zone);
+	page = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	__free_pages(page, 0);
+	KUNIT_EXPECT_GT(test, zone_pcp_count(zone), 0);   /* lists again */
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+}
+
 static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(boot_handed_memory_to_the_buddy),
 	KUNIT_CASE(allocate_every_page_then_free_all),
@@ -351,6 +376,7 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(nolock_calls_inside_held_locks),
 	KUNIT_CASE(page_poison_catches_write_after_free),
 	KUNIT_CASE(page_poison_survives_split_and_merge),
+	KUNIT_CASE(pcp_disabled_zone_uses_the_buddy),
 	{}
 };
 
