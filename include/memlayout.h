@@ -41,4 +41,14 @@ static inline phys_addr_t virt_to_phys(const void *v)
 	return a - DIRECT_MAP_BASE;
 }
 
+/*
+ * virt_to_phys() for an address known to be in the direct map (kmalloc()
+ * memory always is): one subtraction.  Anything else yields a frame number
+ * no memmap covers, which pfn_valid() then refuses.
+ */
+static inline phys_addr_t __pa_direct(const void *v)
+{
+	return (unsigned long)v - DIRECT_MAP_BASE;
+}
+
 #endif /* MEMLAYOUT_H */

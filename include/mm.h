@@ -93,7 +93,13 @@ struct page {
 		};
 	};
 	unsigned long private_data;   /* owner's scratch word */
+	/* Unused: makes struct page 64 bytes, a power of two, so that
+	 * pfn_to_page() and page_to_pfn() are a shift, not a multiply
+	 * (they are on the kfree() fast path).  Linux's is 64 bytes too. */
+	unsigned long reserved;
 };
+
+BUILD_BUG_ON(sizeof(struct page) != 64);
 
 /* ---- the memmap ---- */
 extern struct page *mem_map;     /* struct page for pfn == mem_map_base_pfn */

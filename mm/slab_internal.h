@@ -177,10 +177,12 @@ static inline bool cache_has_sheaves(const struct kmem_cache *s)
  * The slab (head page) that addr lies in, or NULL if addr is not in a slab.
  * Every page of a slab has PG_slab and points at the head page through
  * private_data (set up by setup_slab()), so any address inside works.
+ * Slabs live in the direct map; an address elsewhere (in the kernel image,
+ * say) gives a frame no memmap covers, and NULL.
  */
 static __always_inline struct page *virt_to_slab(const void *addr)
 {
-	unsigned long pfn = virt_to_phys(addr) >> PAGE_SHIFT;
+	unsigned long pfn = __pa_direct(addr) >> PAGE_SHIFT;
 	struct page *page;
 
 	if (unlikely(!pfn_valid(pfn)))

@@ -25,4 +25,9 @@ static inline phys_addr_t virt_to_phys(const void *v)
 	return (unsigned long)v - host_direct_map_base;
 }
 
+static inline phys_addr_t __pa_direct(const void *v)
+{
+	return (unsigned long)v - host_direct_map_base;
+}
+
 #endif /* MEMLAYOUT_H */
