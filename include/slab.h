@@ -37,6 +37,9 @@ typedef unsigned int slab_flags_t;
 #define SLAB_STORE_USER         (1u << 3) /* remember alloc/free caller ("U") */
 #define SLAB_HWCACHE_ALIGN      (1u << 4) /* align objects to cache lines */
 #define SLAB_NO_MERGE           (1u << 5) /* accepted for Linux parity */
+#define SLAB_KMALLOC            (1u << 6) /* a kmalloc class: with
+					     SLAB_RED_ZONE, the bytes past the
+					     size asked for are red zone too */
 
 /* Any of these makes a "debug cache": it bypasses sheaves, as in Linux. */
 #define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \

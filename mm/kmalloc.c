@@ -131,7 +131,7 @@ void kmalloc_init(void)
 
 		kmalloc_caches[i] = kmem_cache_create(kmalloc_names[i], size,
 						      min(align, (unsigned int)PAGE_SIZE),
-						      0, NULL);
+						      SLAB_KMALLOC, NULL);
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", kmalloc_names[i]);
 	}
@@ -184,12 +184,18 @@ static struct page *kmalloc_page(const void *p)
 
 static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
 {
+	struct kmem_cache *s;
+	void *object;
+
 	if (!size)
 		return ZERO_SIZE_PTR;
 	if (size > KMALLOC_MAX_CACHE_SIZE)
 		return kmalloc_large(size, gfp);
-	return slab_alloc_caller(kmalloc_caches[kmalloc_index(size)], gfp,
-				 caller);
+	s = kmalloc_caches[kmalloc_index(size)];
+	object = slab_alloc_caller(s, gfp, caller);
+	if (object)
+		slab_kmalloc_set_size(s, object, size);
+	return object;
 }
 
 /*
@@ -266,8 +272,14 @@ size_t ksize(const void *p)
 		return 0;
 	if (page->flags & PG_large_kmalloc)
 		return PAGE_SIZE << page->private_data;
-	if (page->flags & PG_slab)
-		return virt_to_slab(p)->slab_cache->object_size;
+	if (page->flags & PG_slab) {
+		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
+
+		/* As in Linux: whoever asks may use all of it, so the kmalloc
+		 * red zone of a debug cache now starts at the class size. */
+		slab_kmalloc_set_size(s, (void *)p, s->object_size);
+		return s->object_size;
+	}
 	return 0;
 }
 
@@ -283,8 +295,15 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	if (ZERO_OR_NULL_PTR(p))
 		return __kmalloc(new_size, gfp, _RET_IP_);
 	old = ksize(p);
-	if (new_size <= old)
-		return (void *)p;  /* it fits where it is */
+	if (new_size <= old) {
+		struct page *slab = virt_to_slab(p);
+
+		/* It fits where it is; a debug cache moves its red zone. */
+		if (slab)
+			slab_kmalloc_set_size(slab->slab_cache, (void *)p,
+					      new_size);
+		return (void *)p;
+	}
 	n = __kmalloc(new_size, gfp, _RET_IP_);
 	if (!n)
 		return NULL;       /* p is left as it was */

@@ -344,6 +344,45 @@ static bool red_zone_is(const struct kmem_cache *s, const void *object,
 			      value) < 0;
 }
 
+/*
+ * kmalloc red zone: a debug kmalloc cache keeps, per object, the size the
+ * caller asked for, and fills the bytes from there to the class size with
+ * SLUB_RED_ACTIVE, so that kmalloc(20) writing byte 25 of a 32-byte object
+ * is reported on free like a write past the object's end.
+ */
+static unsigned long *orig_size_slot(const struct kmem_cache *s, void *object)
+{
+	return (unsigned long *)((char *)object + s->orig_size_offset);
+}
+
+void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size)
+{
+	if (!s->orig_size_offset || size > s->object_size)
+		return;
+	*orig_size_slot(s, object) = size;
+	memset((char *)object + size, SLUB_RED_ACTIVE, s->object_size - size);
+}
+
+/* The bytes past the size asked for: untouched?  Reported if not. */
+static void check_kmalloc_red_zone(struct kmem_cache *s, void *object,
+				   unsigned long caller)
+{
+	unsigned long orig;
+	long bad;
+
+	if (!s->orig_size_offset)
+		return;
+	orig = *orig_size_slot(s, object);
+	if (orig >= s->object_size)
+		return;
+	bad = first_mismatch(object, (unsigned int)orig, s->object_size,
+			     SLUB_RED_ACTIVE);
+	if (bad >= 0)
+		slab_bug(s, object, caller,
+			 "kmalloc Redzone overwritten: byte %ld written, but only %lu bytes were asked for",
+			 bad, orig);
+}
+
 /* An object leaving its slab: it must still look free and untouched. */
 static void alloc_debug_checks(struct kmem_cache *s, void *object,
 			       unsigned long caller)
@@ -366,6 +405,8 @@ static void alloc_debug_checks(struct kmem_cache *s, void *object,
 				 bad, p[bad]);
 	}
 	init_object(s, object, true);
+	if (s->orig_size_offset)   /* whole object until kmalloc says less */
+		*orig_size_slot(s, object) = s->object_size;
 	set_track(s, object, 0, caller);
 }
 
@@ -406,6 +447,7 @@ static bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
 		if (!red_zone_is(s, object, SLUB_RED_ACTIVE))
 			slab_bug(s, object, caller,
 				 "Redzone overwritten (write past the end)");
+		check_kmalloc_red_zone(s, object, caller);
 	} else if (on_freelist_locked(s, slab, object)) {
 		slab_bug(s, object, caller, "double free");
 		return false;
@@ -861,6 +903,11 @@ static void calculate_sizes(struct kmem_cache *s)
 	}
 	if (s->flags & SLAB_STORE_USER)
 		off += 2 * sizeof(struct slab_track);
+	s->orig_size_offset = 0;
+	if ((s->flags & SLAB_KMALLOC) && (s->flags & SLAB_RED_ZONE)) {
+		s->orig_size_offset = off;  /* one word: the size asked for */
+		off += WORD;
+	}
 	s->size = ALIGN_UP(off, s->align);
 }
 

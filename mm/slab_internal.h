@@ -134,6 +134,8 @@ struct kmem_cache {
 	unsigned int align;
 	unsigned int offset;       /* free pointer, from the object start */
 	unsigned int inuse;        /* object plus padding to a word */
+	unsigned int orig_size_offset; /* SLAB_KMALLOC + SLAB_RED_ZONE: where
+					* the size asked for is kept; else 0 */
 	unsigned int order;        /* slab = 2^order pages */
 	unsigned int objects;      /* objects per slab */
 	unsigned int min_partial;  /* slabs kept on partial even if empty */
@@ -273,6 +275,9 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
 void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	      const char *fmt, ...) __printf(4, 5);
+/* kmalloc(size) gave object: remember size, red-zone the rest (debug
+ * kmalloc caches only; nothing otherwise). */
+void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
 
 /* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was

@@ -35,6 +35,9 @@ BOOT_CONFIGS = [
     # Memory above 4 GiB: two zones (DMA32 and Normal) and the fallback
     # between them.
     ("smp2-5G", "2", "5G", ""),
+    # Every cache a debug cache (red zones, poison, caller tracking, full
+    # checks on each free): the slab and page suites must hold there too.
+    ("smp4-128M-slub-debug", "4", "128M", "slub_debug=FZPU test=slab*,buddy"),
 ]
 
 # (suite selected with test=, what the harness must report, timeout, SMP).

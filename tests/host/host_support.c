@@ -14,6 +14,7 @@
 #include <irqflags.h>
 #include <irq_work.h>
 #include <memlayout.h>
+#include <cpu_work.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,4 +176,11 @@ void irq_work_sync(struct irq_work *work)
 {
 	if (irq_work_is_pending(work))
 		irq_work_run();
+}
+
+/* Host task work: as on_each_cpu(), one "CPU" after another. */
+unsigned int on_each_cpu_task(cpu_task_func_t func, void *info)
+{
+	on_each_cpu(func, info, true);
+	return nr_cpu_ids;
 }
