@@ -87,9 +87,10 @@ DEFINE_PER_CPU(struct nolock_stats, nolock_stats);
 
 /* ---- what page->flags records about allocated blocks ---- */
 
-static unsigned int page_alloc_order_plus1(const struct page *page)
+/* The order + 1 recorded in a head page's flags; 0: not an allocated head. */
+static unsigned int flags_alloc_order_plus1(unsigned long flags)
 {
-	return (unsigned int)((page->flags >> PAGE_ALLOC_ORDER_SHIFT) &
+	return (unsigned int)((flags >> PAGE_ALLOC_ORDER_SHIFT) &
 			      PAGE_ALLOC_ORDER_MASK);
 }
 
@@ -97,11 +98,6 @@ static void set_page_alloc_order(struct page *page, unsigned int order)
 {
 	page->flags &= ~(PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT);
 	page->flags |= (unsigned long)(order + 1) << PAGE_ALLOC_ORDER_SHIFT;
-}
-
-static void clear_page_alloc_order(struct page *page)
-{
-	page->flags &= ~(PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT);
 }
 
 static bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
@@ -614,10 +610,14 @@ static bool pfn_in_free_block(unsigned long pfn)
  * Check that `page` heads an allocated block of `order`, and forget that
  * it does.  False (after a report) when the free must not go ahead.
  */
+/* What an allocated block's head stops being when it is freed. */
+#define FREE_CLEARS_FLAGS (PG_head | PG_slab | PG_large_kmalloc | \
+			   PG_nolock_alloc | PG_poisoned)
+
 static bool free_pages_prepare(struct page *page, unsigned int order,
 			       unsigned long caller)
 {
-	unsigned long pfn;
+	unsigned long pfn, flags;
 	unsigned int recorded;
 
 	if ((uintptr_t)page < (uintptr_t)mem_map ||
@@ -640,21 +640,33 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 		bad_page_free(pfn, order, caller, "double free: already free");
 		return false;
 	}
-	recorded = page_alloc_order_plus1(page);
-	if (!recorded) {
-		bad_page_free(pfn, order, caller,
-			      "not the head of an allocated block");
-		return false;
-	}
-	if (recorded - 1 != order) {
-		pr_err("BUG: page at pfn %#lx was allocated with order %u\n",
-		       pfn, recorded - 1);
-		bad_page_free(pfn, order, caller, "wrong order");
-		return false;
-	}
-	clear_page_alloc_order(page);
-	page->flags &= ~(PG_head | PG_slab | PG_large_kmalloc |
-			 PG_nolock_alloc | PG_poisoned);
+	/*
+	 * Claim the free by clearing the recorded order with one
+	 * compare-and-swap: of two CPUs freeing the same block at the same
+	 * instant, exactly one wins; the other then finds no order recorded
+	 * and reports a double free instead of putting the block on a list
+	 * a second time.
+	 */
+	flags = READ_ONCE(page->flags);
+	do {
+		recorded = flags_alloc_order_plus1(flags);
+		if (!recorded) {
+			bad_page_free(pfn, order, caller,
+				      "not the head of an allocated block (or freed twice at once)");
+			return false;
+		}
+		if (recorded - 1 != order) {
+			pr_err("BUG: page at pfn %#lx was allocated with order %u\n",
+			       pfn, recorded - 1);
+			bad_page_free(pfn, order, caller, "wrong order");
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&page->flags, &flags,
+					      flags & ~(FREE_CLEARS_FLAGS |
+							(PAGE_ALLOC_ORDER_MASK <<
+							 PAGE_ALLOC_ORDER_SHIFT)),
+					      false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		page->flags |= PG_poisoned;

@@ -12,6 +12,7 @@
 #include <kernel.h>
 #include <prandom.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <nolock_stats.h>
@@ -644,6 +645,73 @@ static void nolock_and_locked_paths_race_safely(struct kunit *test)
 	expect_whole_again(test);
 }
 
+/*
+ * Two CPUs free the same page at the same instant, 500 times: exactly one
+ * of each pair may succeed, the other must be reported, and the buddy must
+ * come out whole.  (Before the free claimed the block with a
+ * compare-and-swap, both could pass the checks and the page went on two
+ * lists.)
+ */
+#define RACE_ROUNDS 500
+
+struct race_state {
+	struct page *page;
+	unsigned long gen;       /* bumped by the main thread per round */
+	unsigned long done;      /* frees finished in this round */
+};
+
+struct race_arg {
+	struct race_state *st;
+	unsigned int cpu;
+};
+
+static void *double_free_thread(void *p)
+{
+	struct race_arg *arg = p;
+	struct race_state *st = arg->st;
+	unsigned long seen = 0, round;
+
+	host_cpu_id = arg->cpu;
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		while (__atomic_load_n(&st->gen, __ATOMIC_ACQUIRE) == seen)
+			sched_yield();  /* three threads share two cores */
+		seen = round;
+		__free_pages(st->page, 0);
+		__atomic_fetch_add(&st->done, 1, __ATOMIC_ACQ_REL);
+	}
+	return NULL;
+}
+
+static void concurrent_double_free_is_caught_once(struct kunit *test)
+{
+	struct race_state st = { 0 };
+	struct race_arg a = { &st, 0 }, b = { &st, 1 };
+	unsigned long bad = nr_bad_page_frees, round;
+	int loglevel = console_loglevel;
+	pthread_t ta, tb;
+
+	boot_clean_arena(test);
+	nr_cpu_ids = 2;
+	console_loglevel = LOGLEVEL_EMERG;  /* 500 reports: keep the log short */
+	pthread_create(&ta, NULL, double_free_thread, &a);
+	pthread_create(&tb, NULL, double_free_thread, &b);
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		st.page = alloc_pages_node(0, GFP_KERNEL, 0);
+		if (!st.page)
+			break;
+		__atomic_store_n(&st.done, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&st.gen, round, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&st.done, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+	}
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	console_loglevel = loglevel;
+	KUNIT_EXPECT_EQ(test, round, RACE_ROUNDS + 1);
+	KUNIT_EXPECT_EQ(test, nr_bad_page_frees - bad, RACE_ROUNDS);
+	expect_whole_again(test);
+}
+
 static void crafted_bad_map_boots_a_correct_buddy(struct kunit *test)
 {
 	/* Everything wrong at once, within a 16 MiB arena at 16 MiB. */
@@ -703,6 +771,7 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(pcp_drain_gives_back_exactly),
 	KUNIT_CASE(pcp_high_mark_gives_a_batch_back),
 	KUNIT_CASE(crafted_bad_map_boots_a_correct_buddy),
+	KUNIT_CASE(concurrent_double_free_is_caught_once),
 	{}
 };
 
