@@ -52,6 +52,21 @@ static inline struct llist_node *llist_del_all(struct llist_head *h)
 	return __atomic_exchange_n(&h->first, NULL, __ATOMIC_ACQUIRE);
 }
 
+/* Reverse a list taken with llist_del_all(): oldest first, for FIFO work. */
+static inline struct llist_node *llist_reverse_order(struct llist_node *n)
+{
+	struct llist_node *oldest_first = NULL;
+
+	while (n) {
+		struct llist_node *next = n->next;
+
+		n->next = oldest_first;
+		oldest_first = n;
+		n = next;
+	}
+	return oldest_first;
+}
+
 #define llist_entry(ptr, type, member) container_of(ptr, type, member)
 
 #endif /* LLIST_H */

@@ -38,18 +38,11 @@ bool irq_work_queue(struct irq_work *work)
 
 void irq_work_run(void)
 {
-	struct llist_node *n = llist_del_all(this_cpu_ptr(raised_list));
-	struct llist_node *oldest_first = NULL;
+	struct llist_node *oldest_first =
+		llist_reverse_order(llist_del_all(this_cpu_ptr(raised_list)));
 	unsigned int expected;
 
 	WRITE_ONCE(irq_work_ipi_ready, true);
-	while (n) {
-		struct llist_node *next = n->next;
-
-		n->next = oldest_first;
-		oldest_first = n;
-		n = next;
-	}
 	while (oldest_first) {
 		struct irq_work *work =
 			llist_entry(oldest_first, struct irq_work, llnode);

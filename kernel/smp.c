@@ -74,16 +74,9 @@ static struct call_single_data *queue_call(unsigned int cpu,
 /* IRQ context, from CALL_FUNCTION(_SINGLE)_VECTOR. */
 void smp_call_function_interrupt(void)
 {
-	struct llist_node *n = llist_del_all(this_cpu_ptr(call_single_queue));
-	struct llist_node *oldest_first = NULL;
+	struct llist_node *oldest_first =
+		llist_reverse_order(llist_del_all(this_cpu_ptr(call_single_queue)));
 
-	while (n) {   /* llist hands the newest first: reverse it */
-		struct llist_node *next = n->next;
-
-		n->next = oldest_first;
-		oldest_first = n;
-		n = next;
-	}
 	while (oldest_first) {
 		struct call_single_data *csd =
 			llist_entry(oldest_first, struct call_single_data, llist);

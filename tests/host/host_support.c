@@ -140,16 +140,9 @@ bool irq_work_queue(struct irq_work *work)
 
 void irq_work_run(void)
 {
-	struct llist_node *n = llist_del_all(&host_irq_work_list[host_cpu_id]);
-	struct llist_node *oldest_first = NULL;
+	struct llist_node *oldest_first =
+		llist_reverse_order(llist_del_all(&host_irq_work_list[host_cpu_id]));
 
-	while (n) {
-		struct llist_node *next = n->next;
-
-		n->next = oldest_first;
-		oldest_first = n;
-		n = next;
-	}
 	host_irq_nesting++;
 	while (oldest_first) {
 		struct irq_work *work =
