@@ -27,7 +27,17 @@
  *
  * Before its first use a CPU's main is &bootstrap_sheaf, capacity 0, which
  * is both empty and full, so it sends the first alloc and free down the
- * slow paths, which install a real sheaf; it is never put in the barn.
+ * slow paths, which install a real sheaf.  It is one global shared by
+ * every cache and CPU, so it must stay an empty placeholder:
+ *   - it is only ever a `main`, and while it is, the CPU has no spare (a
+ *     CPU has no sheaves at all, or a real main and perhaps a spare);
+ *   - it never goes into a barn, never becomes a spare, and is never
+ *     handed out by kmem_cache_prefill_sheaf();
+ *   - its size stays 0 (a free into it would write past the global).
+ * The code checks this where a sheaf moves (bootstrap_sheaf_escapes():
+ * barn puts, spare installs, prefill), warns if it ever fires, and keeps
+ * the placeholder where it belongs.  A sheaf returned to a CPU whose main
+ * is the placeholder becomes its main.
  *
  * Sheaf arrays come from kmalloc_nosheaf(): kmalloc's caches, but straight
  * from their slabs, so a cache never needs a sheaf to make a sheaf (the
@@ -116,6 +126,36 @@ void pcs_init(struct kmem_cache *s)
 	INIT_LIST_HEAD(&barn->sheaves_full);
 	INIT_LIST_HEAD(&barn->sheaves_empty);
 	barn->nr_full = barn->nr_empty = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The placeholder stays a placeholder                                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * True, after a warning, if sheaf is the bootstrap sheaf about to go where
+ * only a real sheaf may (`where`: the barn, a spare, a prefilled sheaf).
+ * The caller then leaves it out, which is always safe: the placeholder
+ * owns no object and no memory.  A warning here is a bug in this file.
+ */
+static bool bootstrap_sheaf_escapes(const struct slab_sheaf *sheaf,
+				    const char *where)
+{
+	if (likely(sheaf != &bootstrap_sheaf))
+		return false;
+	WARN_ON(sheaf == &bootstrap_sheaf);
+	pr_err("sheaf: the bootstrap sheaf kept out of %s\n", where);
+	return true;
+}
+
+/* Its size and capacity are 0 for ever; mend them if a stray free wrote. */
+static void bootstrap_sheaf_check(void)
+{
+	if (WARN_ON(READ_ONCE(bootstrap_sheaf.size) ||
+		    READ_ONCE(bootstrap_sheaf.capacity))) {
+		WRITE_ONCE(bootstrap_sheaf.size, 0);
+		WRITE_ONCE(bootstrap_sheaf.capacity, 0);
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -270,6 +310,8 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 	unsigned long flags;
 	bool ok;
 
+	if (bootstrap_sheaf_escapes(sheaf, "the barn"))
+		return false;
 	if (!barn_lock(barn, true, &flags))
 		return false;
 	ok = force || (sheaf->size ? barn->nr_full < BARN_MAX_FULL
@@ -291,6 +333,8 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 	struct slab_sheaf *empty = NULL;
 	unsigned long flags;
 
+	if (bootstrap_sheaf_escapes(full, "the barn"))
+		return NULL;
 	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
@@ -318,6 +362,8 @@ static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 	struct slab_sheaf *full = NULL;
 	unsigned long flags;
 
+	if (bootstrap_sheaf_escapes(empty, "the barn"))
+		return NULL;
 	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	if (barn->nr_full) {
@@ -343,6 +389,30 @@ static struct slub_percpu_sheaves *this_pcs(struct kmem_cache *s)
 	return &s->cpu_sheaves[smp_processor_id()];
 }
 
+/*
+ * The one way a sheaf becomes this CPU's spare (there is none now).  A
+ * spare is a real sheaf of the cache's capacity, beside a real main.  Each
+ * broken rule is a bug here, warned about and mended: the placeholder is
+ * left out, a sheaf offered beside the placeholder becomes main instead,
+ * one of another capacity is flushed and freed.
+ */
+static void pcs_install_spare_locked(struct kmem_cache *s,
+				     struct slub_percpu_sheaves *pcs,
+				     struct slab_sheaf *sheaf)
+{
+	if (bootstrap_sheaf_escapes(sheaf, "a spare"))
+		return;
+	if (WARN_ON(sheaf->capacity != s->sheaf_capacity)) {
+		sheaf_flush_and_free(s, sheaf);
+		return;
+	}
+	if (WARN_ON(pcs->main == &bootstrap_sheaf)) {
+		pcs->main = sheaf;
+		return;
+	}
+	pcs->spare = sheaf;
+}
+
 /* An empty sheaf no longer main: keep it as spare, in the barn, or free. */
 static void stash_empty_sheaf_locked(struct kmem_cache *s,
 				     struct slub_percpu_sheaves *pcs,
@@ -351,7 +421,7 @@ static void stash_empty_sheaf_locked(struct kmem_cache *s,
 	if (empty == &bootstrap_sheaf)
 		return;
 	if (!pcs->spare) {
-		pcs->spare = empty;
+		pcs_install_spare_locked(s, pcs, empty);
 		return;
 	}
 	if (barn_put_sheaf(s, empty, false))
@@ -366,7 +436,8 @@ static void swap_main_spare_locked(struct kmem_cache *s,
 
 	pcs->main = pcs->spare;
 	slab_hook(s, SLAB_HOOK_MID_SWAP);    /* main == spare here */
-	pcs->spare = tmp;
+	pcs->spare = NULL;
+	pcs_install_spare_locked(s, pcs, tmp);
 	stat(s, SHEAF_SWAP);
 }
 
@@ -410,10 +481,11 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		pcs->main = full;
 		stash_empty_sheaf_locked(s, pcs, old);
 	} else if (!pcs->spare) {
-		pcs->spare = full;
+		pcs_install_spare_locked(s, pcs, full);
 	} else if (!pcs->spare->size) {
 		old = pcs->spare;
-		pcs->spare = full;
+		pcs->spare = NULL;
+		pcs_install_spare_locked(s, pcs, full);
 		if (!barn_put_sheaf(s, old, false))
 			free_empty_sheaf(s, old);
 	} else {
@@ -489,8 +561,8 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 				goto push;
 			}
 			if (!pcs->spare) {
-				pcs->spare = main;
 				pcs->main = empty;
+				pcs_install_spare_locked(s, pcs, main);
 				goto push;
 			}
 			if (barn_put_sheaf(s, main, false)) {
@@ -751,6 +823,7 @@ void flush_all_sheaves(struct kmem_cache *s)
 
 	if (!cache_has_sheaves(s))
 		return;
+	bootstrap_sheaf_check();
 	on_each_cpu(flush_cpu_sheaves, s, true);
 	/* CPUs that are not online run nothing: flush theirs from here. */
 	for (cpu = nr_cpu_ids; cpu < NR_CPUS; cpu++)
@@ -797,6 +870,8 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		if (pcs->spare && pcs->spare->size >= count) {
 			sheaf = pcs->spare;
 			pcs->spare = NULL;
+			if (bootstrap_sheaf_escapes(sheaf, "a prefilled sheaf"))
+				sheaf = NULL;
 		}
 		local_unlock_irqrestore(&pcs->lock, flags);
 	}
@@ -864,8 +939,14 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 	}
 	pcs = this_pcs(s);
 	if (local_trylock_irqsave(&pcs->lock, flags)) {
-		if (!pcs->spare) {
-			pcs->spare = sheaf;
+		if (pcs->main == &bootstrap_sheaf) {
+			/* A CPU without sheaves: as a spare beside the
+			 * placeholder, the next swap would make the
+			 * placeholder the spare. */
+			pcs->main = sheaf;
+			sheaf = NULL;
+		} else if (!pcs->spare) {
+			pcs_install_spare_locked(s, pcs, sheaf);
 			sheaf = NULL;
 		}
 		local_unlock_irqrestore(&pcs->lock, flags);

@@ -13,8 +13,11 @@
  *
  * Invariants:
  *   - cpu_sheaves[c].main is never NULL while its lock is free; it may be
- *     &bootstrap_sheaf (capacity 0: always "empty" and "full").
+ *     &bootstrap_sheaf (capacity 0: always "empty" and "full"), and then
+ *     spare is NULL.
  *   - spare is NULL, or a real sheaf of the cache's capacity.
+ *   - &bootstrap_sheaf is only ever a main: never a spare, never in a barn,
+ *     never a prefilled sheaf; its size stays 0 (sheaf.c checks).
  *   - barn->sheaves_full holds sheaves with size > 0, sheaves_empty ones
  *     with size 0; each list normally holds at most its limit.
  *   - a slab is on `partial` when 0 < inuse < objects or it is one of the
