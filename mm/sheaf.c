@@ -44,10 +44,12 @@
  * recursion hazard of Linux).
  *
  * Locking: see the lock order at the top of mm/slab.c.  Here:
- *   - pcs->lock (local_trylock_t): always *try*-locked.  In task context it
- *     is free (IRQs are off while it is held, so nothing on this CPU can be
- *     inside), but an NMI may find it taken; a failed trylock sends the
- *     caller to the slabs, which is always correct.
+ *   - pcs->lock (local_trylock_t): always *try*-locked.  The slow paths
+ *     here hold it with IRQs off, but the inline fast paths of
+ *     slab_internal.h hold only its flag, with IRQs on, so an IRQ as well
+ *     as an NMI may find it taken.  A failed trylock sends the caller to
+ *     the slabs, which is always correct; a flush IPI, which has no other
+ *     way, answers "busy" and is asked again (see flush_all_sheaves()).
  *   - barn->lock: taken inside pcs->lock, never with list_lock; nothing is
  *     allocated or freed under it.
  *   - After any unlock/relock the CPU's state is read afresh: an interrupt
@@ -62,9 +64,23 @@
  * visit that takes one sheaf and leaves one, so the barn's size stays
  * what it was.  When nothing works the caller goes to the slabs.
  *
+ * Flushing (kmem_cache_shrink(), kmem_cache_destroy()): each CPU's
+ * sheaves are taken away by an IPI on that CPU (a few stores under its
+ * sheaf lock) and their objects given back by the caller afterwards, in
+ * task context.  When the IPI lands inside a fast path it cannot take the
+ * lock, and cannot wait for it either: the holder resumes only once the IPI
+ * returns.  So it answers "busy", and the caller sends it again.  Each
+ * retry comes after an IPI that returned, after which the interrupted fast
+ * path (straight-line code, no loop, no call) reaches its unlock; the CPU
+ * answers busy again only if the next IPI happens to land inside another
+ * fast path.  Linux runs the flush from a workqueue on the CPU instead,
+ * in task context, where the holder cannot be interrupted; this kernel has
+ * no scheduler to run task work on a busy CPU.
+ *
  * slab_test_hook (NULL in production) lets a test stop the code at the
  * points where an NMI is most dangerous: half way through a swap, and
- * while the lock is dropped for a refill or for a new sheaf.
+ * while the lock is dropped for a refill or for a new sheaf; and where a
+ * flush found a CPU busy.
  */
 #include <kernel.h>
 #include <string.h>
@@ -758,38 +774,80 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 /* Flushing every CPU and the barn                                         */
 /* ---------------------------------------------------------------------- */
 
-/* Take the CPU's sheaves away, leaving it the bootstrap sheaf. */
-static void pcs_detach(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
+/*
+ * Take the CPU's sheaves away, leaving it the bootstrap sheaf; false when
+ * its sheaf lock is held (by a fast path this IPI interrupted).
+ */
+static bool pcs_detach(struct slub_percpu_sheaves *pcs,
 		       struct slab_sheaf **main, struct slab_sheaf **spare)
 {
 	unsigned long flags;
 
-	*main = *spare = NULL;
-	if (WARN_ON(!local_trylock_irqsave(&pcs->lock, flags)))
-		return;
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return false;
 	*main = pcs->main;
 	*spare = pcs->spare;
 	pcs->main = &bootstrap_sheaf;
 	pcs->spare = NULL;
 	local_unlock_irqrestore(&pcs->lock, flags);
-	(void)s;
+	return true;
 }
 
-static void flush_pcs(struct kmem_cache *s, struct slub_percpu_sheaves *pcs)
-{
-	struct slab_sheaf *main, *spare;
+/* What the flush IPIs took from each CPU, and which CPUs were busy. */
+struct sheaf_flush {
+	struct kmem_cache *s;
+	struct slab_sheaf *main[NR_CPUS];
+	struct slab_sheaf *spare[NR_CPUS];
+	bool taken[NR_CPUS];    /* that CPU's sheaves are in main/spare[] */
+	bool busy[NR_CPUS];     /* its IPI landed inside a fast path */
+};
 
-	pcs_detach(s, pcs, &main, &spare);
-	sheaf_flush_and_free(s, main);
-	sheaf_flush_and_free(s, spare);
+/* The flush IPI, on the CPU whose sheaves it takes (see the head comment). */
+static void flush_take_this_cpu(void *info)
+{
+	struct sheaf_flush *f = info;
+	unsigned int cpu = smp_processor_id();
+
+	f->taken[cpu] = pcs_detach(&f->s->cpu_sheaves[cpu], &f->main[cpu],
+				   &f->spare[cpu]);
+	f->busy[cpu] = !f->taken[cpu];
 }
 
-/* Runs on each CPU (an IPI in the kernel). */
-static void flush_cpu_sheaves(void *info)
-{
-	struct kmem_cache *s = info;
+/*
+ * Ask a CPU whose IPI found it busy again, until it answers.  A lock still
+ * held after SHEAF_FLUSH_MAX_TRIES answers was never released (a fast path
+ * cannot hold it that long): a bug, warned about, and that CPU is left.
+ */
+#define SHEAF_FLUSH_MAX_TRIES 100000
 
-	flush_pcs(s, this_pcs(s));
+static void flush_retry_busy_cpu(struct sheaf_flush *f, unsigned int cpu)
+{
+	unsigned int tries = 0;
+
+	while (f->busy[cpu]) {
+		stat(f->s, SHEAF_FLUSH_BUSY);
+		slab_hook(f->s, SLAB_HOOK_FLUSH_BUSY);
+		if (WARN_ON(++tries > SHEAF_FLUSH_MAX_TRIES))
+			return;
+		cpu_relax();
+		if (smp_call_function_single(cpu, flush_take_this_cpu, f,
+					     true)) {
+			f->busy[cpu] = false;  /* offline now: taken from here */
+			return;
+		}
+	}
+}
+
+/* Runs nothing: CPUs not online have their sheaves taken from here. */
+static void flush_take_offline_cpu(struct sheaf_flush *f, unsigned int cpu)
+{
+	struct slub_percpu_sheaves *pcs = &f->s->cpu_sheaves[cpu];
+
+	if (pcs->main == &bootstrap_sheaf && !pcs->spare)
+		return;
+	/* Nothing runs there, so its lock is free unless it leaked. */
+	f->taken[cpu] = !WARN_ON(!pcs_detach(pcs, &f->main[cpu],
+					      &f->spare[cpu]));
 }
 
 static void barn_shrink(struct kmem_cache *s)
@@ -817,19 +875,29 @@ static void barn_shrink(struct kmem_cache *s)
 	}
 }
 
+/*
+ * Task context, IRQs on (on_each_cpu()).  One IPI to every online CPU takes
+ * its sheaves; a CPU that was inside a fast path is asked again until it
+ * answers; then every sheaf taken is flushed here, and the barn emptied.
+ */
 void flush_all_sheaves(struct kmem_cache *s)
 {
+	struct sheaf_flush f = { .s = s };
 	unsigned int cpu;
 
 	if (!cache_has_sheaves(s))
 		return;
 	bootstrap_sheaf_check();
-	on_each_cpu(flush_cpu_sheaves, s, true);
-	/* CPUs that are not online run nothing: flush theirs from here. */
-	for (cpu = nr_cpu_ids; cpu < NR_CPUS; cpu++)
-		if (s->cpu_sheaves[cpu].main != &bootstrap_sheaf ||
-		    s->cpu_sheaves[cpu].spare)
-			flush_pcs(s, &s->cpu_sheaves[cpu]);
+	on_each_cpu(flush_take_this_cpu, &f, true);
+	for_each_possible_cpu(cpu) {
+		flush_retry_busy_cpu(&f, cpu);
+		if (!f.taken[cpu] && !f.busy[cpu])
+			flush_take_offline_cpu(&f, cpu);
+		if (!f.taken[cpu])
+			continue;
+		sheaf_flush_and_free(s, f.main[cpu]);
+		sheaf_flush_and_free(s, f.spare[cpu]);
+	}
 	barn_shrink(s);
 }
 

@@ -34,7 +34,9 @@
  *
  * Lock order (outermost first), for the whole slab allocator:
  *
- *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c)
+ *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c);
+ *                              IRQs off in the slow paths, on in the
+ *                              inline fast paths
  *   2. node->barn.lock         spinlock, IRQs off (sheaf.c)
  *   3. node->list_lock         spinlock, IRQs off (this file)
  *   4. the page allocator's locks (pcp->lock, zone->lock)
@@ -68,7 +70,8 @@
  * a stray write into it decodes to garbage (hazard 1 of Linux).  Only
  * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
  * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
- * where no allocator lock of this CPU can be held.
+ * where no allocator spinlock of this CPU can be held; the sheaf lock can
+ * (the inline fast paths hold it with IRQs on), and is only tried.
  * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
  * first, so no object of a cache outlives it there.
  */
@@ -126,7 +129,7 @@ const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
 	[BARN_GET_FAIL] = "barn_get_fail", [BARN_PUT] = "barn_put",
 	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
 	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
-	[FREE_SLAB] = "slab_free",
+	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
 };
 
 bool slab_is_available(void)

@@ -53,6 +53,7 @@ enum slab_stat_item {
 	SHEAF_RETURN,         /* prefilled sheaves given back */
 	ALLOC_SLAB,           /* slabs allocated from the buddy */
 	FREE_SLAB,            /* slabs given back to the buddy */
+	SHEAF_FLUSH_BUSY,     /* flush IPI found a fast path inside: asked again */
 	NR_SLAB_STAT_ITEMS
 };
 
@@ -107,7 +108,8 @@ struct kmem_cache_node {
 
 /*
  * Per CPU: main and spare sheaf under a local_trylock_t.  Only this CPU
- * touches them (flushes from other CPUs run here through on_each_cpu()).
+ * touches them (a flush from another CPU runs here, in an IPI that takes
+ * them away: flush_all_sheaves() in sheaf.c).
  * The two hot counters sit here so the fast path writes nothing shared.
  */
 struct slub_percpu_sheaves {
@@ -212,6 +214,9 @@ static __always_inline struct page *virt_to_slab(const void *addr)
  * interrupt or NMI that lands inside finds the flag set and takes its own
  * slow path, so disabling interrupts would buy nothing here (see
  * include/local_lock.h).  The slow paths still use the irqsave forms.
+ * So IRQs are ON while these hold the lock: any code that can run in an
+ * IRQ must only try it.  The flush IPI of kmem_cache_shrink() has no slow
+ * path to take: it answers "busy" and is sent again (sheaf.c).
  *
  * pcs_alloc_fast() refuses NMI context (the full path warns: kmalloc_nolock()
  * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
@@ -332,6 +337,7 @@ enum slab_hook_point {
 	SLAB_HOOK_REFILL_UNLOCKED, /* lock dropped to refill an empty main */
 	SLAB_HOOK_FREE_UNLOCKED,   /* lock dropped to get an empty sheaf */
 	SLAB_HOOK_NEW_SLAB,        /* nolock: fresh slab, list_lock not taken */
+	SLAB_HOOK_FLUSH_BUSY,      /* a CPU's flush found its sheaf lock held */
 };
 extern void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
 

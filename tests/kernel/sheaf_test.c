@@ -497,3 +497,273 @@ static struct kunit_suite sheaf_bootstrap_suite = {
 	.test_cases = bootstrap_cases,
 };
 kunit_test_suite(sheaf_bootstrap_suite);
+
+/* ===================================================================== */
+/* sheaf_flush: a flush that lands inside a fast path                    */
+/* ===================================================================== */
+
+/* Run fn(s) on cpu (an IPI in the kernel). */
+struct on_cpu_call {
+	struct kmem_cache *s;
+	void *obj[CAP + 1];
+};
+
+static void fill_sheaves_here(void *info)
+{
+	struct on_cpu_call *c = info;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->obj); i++)
+		c->obj[i] = kmem_cache_alloc(c->s, GFP_ATOMIC);
+	for (i = 0; i < ARRAY_SIZE(c->obj); i++)
+		kmem_cache_free(c->s, c->obj[i]);
+}
+
+/* The CPU other than this one that the tests make hold its lock. */
+static unsigned int victim_cpu(void)
+{
+	return smp_processor_id() == 0 ? 1 : 0;
+}
+
+static void expect_cpu_flushed(struct kunit *test, struct kmem_cache *s,
+			       unsigned int cpu)
+{
+	KUNIT_EXPECT_PTR_EQ(test, s->cpu_sheaves[cpu].main, &bootstrap_sheaf);
+	KUNIT_EXPECT_NULL(test, s->cpu_sheaves[cpu].spare);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, 0);
+}
+
+#ifdef HOST_TEST
+/*
+ * Host: the "IPI" is a call as the victim CPU on this thread, so the flag
+ * is taken by hand, and the fast path "finishes" (drops it) when the
+ * flush reports that CPU busy, as it would once the IPI returned.
+ */
+static struct kmem_cache *busy_cache;
+static unsigned int busy_hits;
+
+static void fast_path_finishes(struct kmem_cache *s, enum slab_hook_point where)
+{
+	if (s != busy_cache || where != SLAB_HOOK_FLUSH_BUSY)
+		return;
+	if (busy_hits++ == 0)
+		local_unlock(&s->cpu_sheaves[victim_cpu()].lock);
+}
+
+static void shrink_while_a_fast_path_holds_the_lock(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages(), warns = warn_count;
+	struct on_cpu_call c = { .s = private_cache(test, "test_flush_busy") };
+	unsigned int victim = victim_cpu();
+	struct slub_percpu_sheaves *pcs = &c.s->cpu_sheaves[victim];
+
+	KUNIT_ASSERT_GT(test, nr_cpu_ids, 1);
+	smp_call_function_single(victim, fill_sheaves_here, &c, true);
+	KUNIT_ASSERT_PTR_NE(test, pcs->main, &bootstrap_sheaf);
+	/* The victim is inside pcs_alloc_fast(): flag set, IRQs on. */
+	KUNIT_ASSERT_TRUE(test, local_trylock(&pcs->lock));
+	busy_cache = c.s;
+	busy_hits = 0;
+	slab_test_hook = fast_path_finishes;
+	kmem_cache_shrink(c.s);
+	slab_test_hook = NULL;
+	if (local_lock_is_locked(&pcs->lock))   /* the old code never asked */
+		local_unlock(&pcs->lock);
+	KUNIT_EXPECT_EQ(test, warn_count, warns);
+	KUNIT_EXPECT_EQ(test, busy_hits, 1);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(c.s, SHEAF_FLUSH_BUSY), 1);
+	expect_cpu_flushed(test, c.s, victim);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(c.s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(c.s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+#else
+#define EVENT_DEADLINE_US (20ull * 1000 * 1000)  /* only if it never comes */
+
+/* Spin until *flag is set (true) or the deadline passes (false). */
+static bool wait_for_flag(const bool *flag)
+{
+	u64 end = rdtsc() + us_to_tsc(EVENT_DEADLINE_US);
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+struct busy_flush {
+	struct kmem_cache *s;
+	unsigned int shrinker, victim;
+	bool held;            /* the victim holds its sheaf lock */
+	bool shrunk;          /* kmem_cache_shrink() returned */
+	bool victim_timeout, shrinker_timeout;
+	unsigned long busy_seen;   /* SHEAF_FLUSH_BUSY when the victim let go */
+};
+
+/*
+ * The victim takes its flag exactly as pcs_alloc_fast() does (IRQs on)
+ * and keeps it until the shrink's IPI has found it taken (the busy count
+ * moves) or the shrink is over, whichever comes first: the old code WARNed
+ * and gave up at once, the new one asks again after the victim let go.
+ */
+static void busy_flush_work(void *info)
+{
+	struct busy_flush *b = info;
+	unsigned int me = smp_processor_id();
+	struct slub_percpu_sheaves *pcs = &b->s->cpu_sheaves[me];
+	u64 end;
+
+	if (me == b->victim) {
+		if (!local_trylock(&pcs->lock))
+			return;
+		__atomic_store_n(&b->held, true, __ATOMIC_RELEASE);
+		end = rdtsc() + us_to_tsc(EVENT_DEADLINE_US);
+		while (!slab_stat_sum(b->s, SHEAF_FLUSH_BUSY) &&
+		       !__atomic_load_n(&b->shrunk, __ATOMIC_ACQUIRE)) {
+			if (rdtsc() > end) {
+				b->victim_timeout = true;
+				break;
+			}
+			cpu_relax();
+		}
+		b->busy_seen = slab_stat_sum(b->s, SHEAF_FLUSH_BUSY);
+		local_unlock(&pcs->lock);
+		return;
+	}
+	if (me != b->shrinker)
+		return;
+	if (!wait_for_flag(&b->held)) {
+		b->shrinker_timeout = true;
+		return;
+	}
+	kmem_cache_shrink(b->s);
+	__atomic_store_n(&b->shrunk, true, __ATOMIC_RELEASE);
+}
+
+static void shrink_while_a_fast_path_holds_the_lock(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages(), warns = warn_count;
+	struct busy_flush *b;
+	struct on_cpu_call c;
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs a second CPU");
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->s = c.s = private_cache(test, "test_flush_busy");
+	b->shrinker = smp_processor_id();
+	b->victim = victim_cpu();
+	smp_call_function_single(b->victim, fill_sheaves_here, &c, true);
+	KUNIT_ASSERT_PTR_NE(test, b->s->cpu_sheaves[b->victim].main,
+			    &bootstrap_sheaf);
+	KUNIT_ASSERT_EQ(test, on_each_cpu_task(busy_flush_work, b), nr_cpu_ids);
+	KUNIT_EXPECT_FALSE(test, b->victim_timeout);
+	KUNIT_EXPECT_FALSE(test, b->shrinker_timeout);
+	KUNIT_EXPECT_EQ(test, warn_count, warns);
+	KUNIT_EXPECT_GE(test, b->busy_seen, 1);
+	expect_cpu_flushed(test, b->s, b->victim);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(b->s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(b->s), 0);
+	kfree(b);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/*
+ * Every CPU but one allocates and frees, the inline fast path mostly,
+ * until the shrinker is done: it shrinks until its flush IPIs have landed
+ * inside a fast path STORM_BUSY_WANTED times (or SHRINKS_MAX shrinks, if
+ * they never do: with one CPU, or before the fix, which never counted).
+ */
+#define SHRINKS_MAX 200
+#define STORM_BUSY_WANTED 3
+#define STORM_BATCH 8
+
+struct shrink_storm {
+	struct kmem_cache *s;
+	unsigned int shrinker;
+	unsigned int shrinks;
+	bool done;
+	unsigned long ops[NR_CPUS];
+	unsigned long bad[NR_CPUS];
+};
+
+static void shrink_storm_work(void *info)
+{
+	struct shrink_storm *st = info;
+	unsigned int me = smp_processor_id(), i, k;
+	void *obj[STORM_BATCH];
+
+	if (me == st->shrinker) {
+		for (i = 0; i < SHRINKS_MAX &&
+		     slab_stat_sum(st->s, SHEAF_FLUSH_BUSY) < STORM_BUSY_WANTED;
+		     i++)
+			kmem_cache_shrink(st->s);
+		st->shrinks = i;
+		__atomic_store_n(&st->done, true, __ATOMIC_RELEASE);
+		return;
+	}
+	while (!__atomic_load_n(&st->done, __ATOMIC_ACQUIRE)) {
+		for (k = 0; k < STORM_BATCH; k++) {
+			obj[k] = kmem_cache_alloc(st->s, GFP_KERNEL);
+			if (!obj[k]) {
+				st->bad[me]++;
+				break;
+			}
+			*(unsigned long *)obj[k] = me;
+		}
+		for (i = 0; i < k; i++) {
+			if (*(unsigned long *)obj[i] != me)
+				st->bad[me]++;
+			kmem_cache_free(st->s, obj[i]);
+		}
+		st->ops[me] += k;
+	}
+}
+
+static void shrink_while_other_cpus_allocate(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages(), warns = warn_count;
+	struct shrink_storm *st;
+	unsigned int cpu;
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs a second CPU");
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->s = private_cache(test, "test_shrink_storm");
+	st->shrinker = smp_processor_id();
+	KUNIT_ASSERT_EQ(test, on_each_cpu_task(shrink_storm_work, st),
+			nr_cpu_ids);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		KUNIT_EXPECT_EQ(test, st->bad[cpu], 0);
+	KUNIT_EXPECT_EQ(test, warn_count, warns);
+	kunit_info(test, "%u shrinks, %lu flush requests found a fast path inside",
+		   st->shrinks, slab_stat_sum(st->s, SHEAF_FLUSH_BUSY));
+	kmem_cache_shrink(st->s);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		expect_cpu_flushed(test, st->s, cpu);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(st->s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(st->s), 0);
+	kfree(st);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+#endif
+
+static struct kunit_case flush_cases[] = {
+	KUNIT_CASE(shrink_while_a_fast_path_holds_the_lock),
+#ifndef HOST_TEST
+	KUNIT_CASE(shrink_while_other_cpus_allocate),
+#endif
+	{}
+};
+
+static struct kunit_suite sheaf_flush_suite = {
+	.name = "sheaf_flush",
+	.suite_init = sheaf_suite_init,
+	.suite_exit = sheaf_suite_exit,
+	.exit = sheaf_case_exit,
+	.test_cases = flush_cases,
+};
+kunit_test_suite(sheaf_flush_suite);
