@@ -108,7 +108,8 @@ DEFINE_SPINLOCK(slab_caches_lock);
 bool slab_report_count_only;
 unsigned long slab_reports;
 
-static bool slab_up;
+static bool slab_up;          /* kmem_cache works: caches can be made */
+static bool slab_available;   /* and the kmalloc caches exist (atomic) */
 static slab_flags_t slub_debug_flags;
 static const char *slub_debug_names;   /* ",a,b" after the letters, or NULL */
 static unsigned long cache_serial;
@@ -132,9 +133,16 @@ const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
 	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
 };
 
+/*
+ * True once kmem_cache_init() is over, kmalloc caches included.  Any
+ * context: kmalloc_nolock() asks, and an NMI may arrive while
+ * kmalloc_init() is still making the caches (slab_up is already true
+ * then, so kmem_cache_create() works, but kmalloc's cache pointers are not
+ * all set).
+ */
 bool slab_is_available(void)
 {
-	return slab_up;
+	return __atomic_load_n(&slab_available, __ATOMIC_ACQUIRE);
 }
 
 const char *kmem_cache_name(const struct kmem_cache *s)
@@ -1354,6 +1362,7 @@ void slab_host_reset(void)
 	INIT_LIST_HEAD(&slab_caches);
 	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
 	slab_up = false;
+	__atomic_store_n(&slab_available, false, __ATOMIC_RELEASE);
 	slub_debug_flags = 0;
 	slub_debug_names = NULL;
 }
@@ -1377,7 +1386,11 @@ void kmem_cache_init(const char *slub_debug)
 	add_to_cache_list(&kmem_cache_boot);
 	slab_defer_init();
 	slab_up = true;
+	if (unlikely(slab_test_hook))
+		slab_test_hook(&kmem_cache_boot, SLAB_HOOK_KMALLOC_INIT);
 	kmalloc_init();
+	/* Release: whoever sees it true sees every kmalloc cache made. */
+	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
 	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug: %s\n",
 		kmem_cache_boot.size, KMALLOC_MAX_CACHE_SIZE >> 10,
 		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1

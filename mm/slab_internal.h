@@ -338,6 +338,7 @@ enum slab_hook_point {
 	SLAB_HOOK_FREE_UNLOCKED,   /* lock dropped to get an empty sheaf */
 	SLAB_HOOK_NEW_SLAB,        /* nolock: fresh slab, list_lock not taken */
 	SLAB_HOOK_FLUSH_BUSY,      /* a CPU's flush found its sheaf lock held */
+	SLAB_HOOK_KMALLOC_INIT,    /* boot: slab up, kmalloc caches not made */
 };
 extern void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
 

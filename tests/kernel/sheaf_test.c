@@ -767,3 +767,69 @@ static struct kunit_suite sheaf_flush_suite = {
 	.test_cases = flush_cases,
 };
 kunit_test_suite(sheaf_flush_suite);
+
+/* ===================================================================== */
+/* slab_boot (host): kmalloc_nolock() in the window of kmem_cache_init()  */
+/* ===================================================================== */
+
+#ifdef HOST_TEST
+static void *boot_nmi_got;
+static unsigned int boot_hits;
+static unsigned long boot_nomem;
+
+static void nmi_in_boot_window(struct kmem_cache *s, enum slab_hook_point where)
+{
+	(void)s;
+	if (where != SLAB_HOOK_KMALLOC_INIT || boot_hits++)
+		return;
+	host_nmi_nesting++;
+	boot_nomem = this_cpu_ptr(nolock_stats)->obj_alloc_nomem;
+	boot_nmi_got = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	boot_nomem = this_cpu_ptr(nolock_stats)->obj_alloc_nomem - boot_nomem;
+	host_nmi_nesting--;
+}
+
+/*
+ * Boot again (the host can): forget every cache, then kmem_cache_init()
+ * with an "NMI" at the point where the slab layer is up but the kmalloc
+ * caches are not made yet.  On the host kmalloc's cache pointers still
+ * hold the previous boot's caches, so before the fix the NMI was handed
+ * an object of a cache that, for this boot, did not exist (in the kernel
+ * the pointer is NULL: a page fault in the NMI).
+ */
+static void kmalloc_nolock_before_the_kmalloc_caches(struct kunit *test)
+{
+	void *p;
+
+	slab_host_reset();
+	boot_hits = 0;
+	boot_nmi_got = NULL;
+	slab_test_hook = nmi_in_boot_window;
+	kmem_cache_init(NULL);
+	slab_test_hook = NULL;
+	KUNIT_EXPECT_EQ(test, boot_hits, 1);
+	KUNIT_EXPECT_NULL(test, boot_nmi_got);
+	KUNIT_EXPECT_EQ(test, boot_nomem, 1);
+	/* Once init is over, the same call works. */
+	KUNIT_EXPECT_TRUE(test, slab_is_available());
+	host_nmi_nesting++;
+	p = kmalloc_nolock(64, 0, NUMA_NO_NODE);
+	host_nmi_nesting--;
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	kfree_nolock(p);
+}
+
+static struct kunit_case boot_cases[] = {
+	KUNIT_CASE(kmalloc_nolock_before_the_kmalloc_caches),
+	{}
+};
+
+static struct kunit_suite slab_boot_suite = {
+	.name = "slab_boot",
+	.suite_init = sheaf_suite_init,
+	.suite_exit = sheaf_suite_exit,
+	.exit = sheaf_case_exit,
+	.test_cases = boot_cases,
+};
+kunit_test_suite(slab_boot_suite);
+#endif
