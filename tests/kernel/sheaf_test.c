@@ -23,7 +23,8 @@
  * by taking it, in the kernel by a CPU that really holds it with IRQs on
  * while the shrink runs); the shrink must still empty that CPU, without a
  * warning.  In the kernel a second case shrinks a cache over and over while
- * the other CPUs allocate from it as fast as they can.
+ * up to three other CPUs allocate from it as fast as they can, until the
+ * flush IPIs have landed inside their fast paths a few times.
  *
  * Suite slab_boot (host only: the kernel boots once).  An NMI calls
  * kmalloc_nolock() between kmem_cache_init() marking the slab layer up and
