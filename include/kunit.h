@@ -42,7 +42,9 @@
  * report an NMI prints into its buffer is tagged even if the buffer reaches
  * the console after the case ended.  Declarations still open when a case
  * ends are closed (and checked) by the runner.  Up to
- * KUNIT_MAX_EXPECTED_REPORTS may be open at once.
+ * KUNIT_MAX_EXPECTED_REPORTS may be open at once.  Declaring re-arms every
+ * WARN_ON_ONCE() (clear_warn_once(), include/kernel.h), so a once-only
+ * warning comes again for each test that provokes it.
  */
 #ifndef KUNIT_H
 #define KUNIT_H

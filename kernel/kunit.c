@@ -37,6 +37,7 @@
  * This file is plain C over printk(), so it also builds into the host test
  * programs of mm/.
  */
+#include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
 #include <string.h>
@@ -298,6 +299,7 @@ void __kunit_expect_report(struct kunit *test, const char *substring,
 			       "more than %u reports expected at once",
 			       KUNIT_MAX_EXPECTED_REPORTS);
 	}
+	clear_warn_once();    /* a once-only warning may be the one expected */
 	/* Printed before it takes effect: the harness reads it first. */
 	kunit_info(test, "expecting a report containing \"%s\"", substring);
 	r = &test->expected_reports[n];
@@ -396,6 +398,12 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 		kunit_expect_report_done(&test);
 	else
 		test.nr_expected_reports = 0;
+	if (test.unexpected_reports) {
+		kunit_info(&test, "%lu unexpected report%s (WARNING:/BUG lines) while this case ran",
+			   test.unexpected_reports,
+			   test.unexpected_reports == 1 ? "" : "s");
+		test.status = KUNIT_FAILURE;
+	}
 	__atomic_store_n(&kunit_current_test, NULL, __ATOMIC_RELEASE);
 	return test.status;
 }

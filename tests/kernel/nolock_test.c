@@ -870,9 +870,13 @@ static void kfree_nolock_refuses_what_kmalloc_never_gave(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	slab_report_count_only = true;
 	bad_target = page_address(page);     /* a page, not a kmalloc object */
+	kunit_expect_report(test, "kfree_nolock of a pointer kmalloc never returned");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	kunit_expect_report_done(test);
 	bad_target = big + 64;               /* inside a large block */
+	kunit_expect_report(test, "kfree_nolock of a pointer inside a large kmalloc block");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	kunit_expect_report_done(test);
 	slab_report_count_only = false;
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
 	__free_pages(page, 0);
@@ -888,7 +892,10 @@ static void nmi_kmalloc(void)
 static void kmalloc_in_nmi_is_refused(struct kunit *test)
 {
 	mixed[0] = (void *)1;
+	/* A bug in the caller, who wanted kmalloc_nolock(): it says so. */
+	kunit_expect_report(test, "WARNING: in_nmi()");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kmalloc));
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_NULL(test, mixed[0]);
 }
 
