@@ -140,6 +140,8 @@ def running_where(suite):
     """Which case was running when a line came: 'suite X, case N'."""
     if suite is None or suite.result is not None:
         return "outside any case"
+    if suite.planned is not None and len(suite.cases) >= suite.planned:
+        return "in suite %s, after its last case" % suite.name
     last = " (after %s)" % suite.cases[-1][1] if suite.cases else ""
     return "in suite %s, case %d%s" % (suite.name, len(suite.cases) + 1, last)
 

@@ -48,6 +48,12 @@ BROKEN_CHECKS = [
     ("broken_pagefault", "exception: Page Fault", 60, "1"),
     ("broken_hang", "watchdog: hard LOCKUP on cpu0", 30, "1"),
     ("broken_deadlock", "watchdog: hard LOCKUP", 30, "2"),
+    ("broken_warning", "1 unexpected report (WARNING:/BUG lines) while "
+     "this case ran", 60, "1"),
+    ("broken_warning_outside", "unexpected report (log line", 60, "1"),
+    ("broken_forged_tag", "unexpected report (log line", 60, "1"),
+    ("broken_absent_report", 'Expected a report containing "BUG test_dbg: '
+     'double free", but none was printed', 60, "1"),
 ]
 
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "180"))
