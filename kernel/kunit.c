@@ -465,7 +465,11 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 
 	printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
 	       fail, skip, n);
-	printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
+	/* KTAP: a test whose subtests all skipped is itself skipped. */
+	if (n && skip == n)
+		printk("ok %u %s # SKIP\n", index, suite->name);
+	else
+		printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
 	kunit_current_suite = NULL;
 	totals->passed += pass;
 	totals->failed += fail;
@@ -474,7 +478,17 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 	return fail == 0;
 }
 
-void kunit_run_all(const char *filter, struct kunit_totals *totals)
+/* A filter that selects nothing: say so, and name what there is. */
+static void report_unmatched_filter(const char *filter)
+{
+	struct kunit_suite *const *s;
+
+	printk("# test=%s matches no test; the suites are:\n", filter);
+	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++)
+		printk("#   %s (%u cases)\n", (*s)->name, count_cases(*s, NULL));
+}
+
+bool kunit_run_all(const char *filter, struct kunit_totals *totals)
 {
 	struct kunit_suite *const *s;
 	unsigned int nsuites = 0, index = 0;
@@ -487,6 +501,8 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 
 	printk("KTAP version 1\n");
 	printk("1..%u\n", nsuites);
+	if (nsuites == 0 && filter && *filter)
+		report_unmatched_filter(filter);
 	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++) {
 		if (!kunit_filter_match(filter, (*s)->name, NULL) ||
 		    count_cases(*s, filter) == 0)
@@ -499,4 +515,5 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 	else
 		printk("%u passed, %u failed\n", totals->passed,
 		       totals->failed);
+	return totals->failed == 0 && (nsuites > 0 || !filter || !*filter);
 }

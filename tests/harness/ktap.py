@@ -29,6 +29,8 @@ TOTALS = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
 REPORT = re.compile(r"^(WARNING: |BUG[: ]|kmem_cache_destroy \S+: \d+ objects "
                     r"still allocated)")
 EXPECTED_TAG = re.compile(r" \[expected by ([^\s.\]]+)\.([^\s\]]+)\]$")
+UNMATCHED = re.compile(r"^# test=(.*) matches no test; the suites are:$")
+UNMATCHED_SUITE = re.compile(r"^#   (\S+) \(\d+ cases\)$")
 DECLARATION = re.compile(r'^# (\S+): expecting a report containing "(.*)"$')
 
 MAX_REPORTS_LISTED = 5
@@ -43,6 +45,7 @@ class Suite:
         self.planned = None
         self.cases = []          # (number, name, status) status: ok/fail/skip
         self.result = None       # "ok" / "not ok" once the suite line came
+        self.result_skip = False  # the suite line says "# SKIP"
         self.failure_lines = {}  # case name -> diagnostic lines
         self.case_names_seen = set()
         self.last_diag = None
@@ -61,6 +64,7 @@ class Log:
         self.declared = {}       # (suite, case) -> [substring, ...]
         self.reports = []        # (line number, text, where it ran)
         self.unexpected = []     # the reports no declaration covers
+        self.unmatched_filter = None  # (test=, [suites]) if it matched none
 
 
 def strip(line):
@@ -90,6 +94,14 @@ def parse_lines(lines):
         if REPORT.match(body):
             log.reports.append((len(log.lines), body, running_where(cur)))
             continue
+        m = UNMATCHED.match(body)
+        if m and not nested:
+            log.unmatched_filter = (m.group(1), [])
+            continue
+        m = UNMATCHED_SUITE.match(body)
+        if m and not nested and log.unmatched_filter is not None:
+            log.unmatched_filter[1].append(m.group(1))
+            continue
         m = DECLARATION.match(body)
         if m and nested and cur is not None:
             log.declared.setdefault((cur.name, m.group(1)), []).append(
@@ -115,6 +127,7 @@ def parse_lines(lines):
                 cur.cases.append((int(m.group(2)), m.group(3), status))
             elif not nested and cur is not None and m.group(3) == cur.name:
                 cur.result = m.group(1)
+                cur.result_skip = bool(m.group(4))
             continue
         m = TOTALS.match(body)
         if m and not nested:
@@ -198,6 +211,18 @@ def verdict(log, exit_status, timed_out, timeout=None):
                 and len(s.cases) != s.planned:
             reasons.append("suite %s planned %d cases but reported %d"
                            % (s.name, s.planned, len(s.cases)))
+        all_skipped = bool(s.cases) and all(st == "skip"
+                                            for _, _, st in s.cases)
+        if s.result is not None and all_skipped != s.result_skip:
+            reasons.append("suite %s: %s, but its result line %s '# SKIP' "
+                           "(KTAP: a test is skipped when all its subtests "
+                           "are)" % (s.name, "every case skipped" if
+                                     all_skipped else "not every case skipped",
+                                     "lacks" if all_skipped else "says"))
+    if log.unmatched_filter is not None:
+        reasons.append("test=%s matches no test; the suites are: %s"
+                       % (log.unmatched_filter[0],
+                          ", ".join(log.unmatched_filter[1])))
     for lineno, text, where in log.unexpected[:MAX_REPORTS_LISTED]:
         reasons.append("unexpected report (log line %d, %s): %s"
                        % (lineno, where, text))

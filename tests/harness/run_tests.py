@@ -54,8 +54,18 @@ BROKEN_CHECKS = [
     ("broken_forged_tag", "unexpected report (log line", 60, "1"),
     ("broken_absent_report", 'Expected a report containing "BUG test_dbg: '
      'double free", but none was printed', 60, "1"),
+    # A misspelt test= must fail, not pass with nothing run.
+    ("no_such_suite", "test=no_such_suite matches no test; the suites are: "
+     "boot", 60, "1"),
 ]
 
+# The same for host programs: (program, its argument, what must be said).
+HOST_CHECKS = [
+    ("lib_tests", "no_such_suite.*", "test=no_such_suite.* matches no test; "
+     "the suites are: lib"),
+]
+
+HOST_TIMEOUT = 600
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "180"))
 
 
@@ -101,6 +111,28 @@ def run_host(prog, log_dir, tally):
            "%.1f s" % (time.time() - start), tally)
 
 
+def run_host_check(prog, arg, expect, log_dir, tally):
+    """A host program run so that it must fail (like run_broken())."""
+    name = os.path.basename(prog)
+    log_path = os.path.join(log_dir, "harness-host-%s.log" % name)
+    with open(log_path, "w") as f:
+        r = subprocess.run([prog, arg], stdout=f, stderr=subprocess.STDOUT,
+                           timeout=HOST_TIMEOUT)
+    log = ktap.parse_log(log_path)
+    reasons = ktap.verdict(log, ktap.EXIT_PASS if r.returncode == 0 else
+                           ktap.EXIT_FAIL, False)
+    ok = r.returncode != 0 and any(expect in x for x in reasons)
+    print("%-30s %s" % ("harness:host:%s %s" % (name, arg),
+                        "ok, run failed as it must" if ok else
+                        "NOT DETECTED"))
+    for x in reasons:
+        print("    reported: " + x)
+    if not ok:
+        print("    expected exit status 1 and a failure mentioning %r; "
+              "log: %s" % (expect, log_path))
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
     log_path = os.path.join(log_dir, "boot-%s.log" % name)
     log, status, timed_out, secs, accel = boottest.run_boot(
@@ -141,6 +173,10 @@ def main():
 
     for prog in a.host:
         run_host(prog, a.log_dir, tally)
+    for prog in a.host:
+        for name, arg, expect in HOST_CHECKS:
+            if os.path.basename(prog) == name:
+                run_host_check(prog, arg, expect, a.log_dir, tally)
     if not a.host_only:
         for name, smp, mem, cmdline in BOOT_CONFIGS:
             run_boot(a.kernel, name, smp, mem,
