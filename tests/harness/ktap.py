@@ -244,8 +244,10 @@ def verdict(log, exit_status, timed_out, timeout=None):
         t = " (test %s)" % log.panic_test if log.panic_test else where_text
         reasons.append("panic: %s%s" % (log.panic, t))
     if timed_out:
-        reasons.append("timeout: no result after %s s%s" % (
-            timeout, where_text or " (before the tests started)"))
+        # `timeout`: seconds, or words saying when it was given up.
+        reasons.append("timeout: no result %s%s" % (
+            timeout if isinstance(timeout, str) else "after %s s" % timeout,
+            where_text or " (before the tests started)"))
     elif exit_status not in (EXIT_PASS, EXIT_FAIL, EXIT_PANIC):
         reasons.append("QEMU exited with status %s, not a kernel exit code"
                        % exit_status)
