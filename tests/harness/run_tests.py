@@ -45,9 +45,25 @@ BOOT_CONFIGS = [
     # between them.
     ("smp2-5G", "2", "5G", ""),
     # Every cache a debug cache (red zones, poison, caller tracking, full
-    # checks on each free): the slab and page suites must hold there too.
-    ("smp4-128M-slub-debug", "4", "128M", "slub_debug=FZPU test=slab*,buddy"),
+    # checks on each free): the slab, any-context and page suites must hold
+    # there too.
+    ("smp4-128M-slub-debug", "4", "128M",
+     "slub_debug=FZPU test=slab*,nolock,buddy"),
+] + [
+    # The debug matrix: each slub_debug= flag alone, and red zone with
+    # poison (which moves the free pointer out of the object), for the
+    # slab suites (slab_geometry: objects under 8 bytes, kmalloc tails) and
+    # the any-context suite.
+    ("smp2-128M-slub-debug-" + flags, "2", "128M",
+     "slub_debug=%s test=slab*,nolock" % flags)
+    for flags in ("F", "Z", "P", "U", "ZP")
 ]
+
+# The same matrix for the host program of mm/, under ASan: $SLUB_DEBUG is
+# its slub_debug= (tests/host/test_mm_slab.c), the argument its test=.
+HOST_DEBUG_PROGRAM = "mm_tests"
+HOST_DEBUG_FILTER = "slab*,nolock"
+HOST_DEBUG_MATRIX = ("F", "Z", "P", "U", "ZP", "FZPU")
 
 # (suite selected with test=, what the harness must report, timeout, SMP).
 # The hangs must end in the hard-lockup watchdog's report (threshold 4 s),
@@ -116,7 +132,7 @@ def report(label, log, reasons, log_path, detail, tally):
     tally.add(p, f + (1 if reasons and f == 0 else 0))
 
 
-def run_host_program(prog, args, log_path, timeout, started=None):
+def run_host_program(prog, args, log_path, timeout, started=None, env=None):
     """Run a host test program, its output into log_path, for at most
     `timeout` seconds; with `started` (a line the program prints), for at
     most one second after that line appears.  Returns (log, reasons, secs).
@@ -127,7 +143,7 @@ def run_host_program(prog, args, log_path, timeout, started=None):
     with open(log_path, "w") as f:
         proc = subprocess.Popen([prog] + args, stdout=f,
                                 stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, env=env,
                                 start_new_session=True)
         timed_out = False
         while proc.poll() is None:
@@ -152,11 +168,17 @@ def run_host_program(prog, args, log_path, timeout, started=None):
     return log, reasons, time.time() - start
 
 
-def run_host(prog, log_dir, tally):
+def run_host(prog, log_dir, tally, slub_debug=None):
     name = os.path.basename(prog)
-    log_path = os.path.join(log_dir, "host-%s.log" % name)
-    log, reasons, secs = run_host_program(prog, [], log_path, HOST_TIMEOUT)
-    report("host:" + name, log, reasons, log_path, "%.1f s" % secs, tally)
+    args, env, label = [], None, name
+    if slub_debug is not None:
+        args = [HOST_DEBUG_FILTER]
+        env = dict(os.environ, SLUB_DEBUG=slub_debug)
+        label = "%s-slub-debug-%s" % (name, slub_debug)
+    log_path = os.path.join(log_dir, "host-%s.log" % label)
+    log, reasons, secs = run_host_program(prog, args, log_path, HOST_TIMEOUT,
+                                          env=env)
+    report("host:" + label, log, reasons, log_path, "%.1f s" % secs, tally)
 
 
 def run_host_check(prog, arg, expect, started, log_dir, tally):
@@ -219,6 +241,10 @@ def main():
 
     for prog in a.host:
         run_host(prog, a.log_dir, tally)
+    for prog in a.host:
+        if os.path.basename(prog) == HOST_DEBUG_PROGRAM:
+            for flags in HOST_DEBUG_MATRIX:
+                run_host(prog, a.log_dir, tally, flags)
     for prog in a.host + a.broken_host:
         for name, arg, expect, started in HOST_CHECKS:
             if os.path.basename(prog) == name:
