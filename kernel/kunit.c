@@ -23,6 +23,13 @@
  *   ...
  *   3 passed, 1 failed
  *
+ * A suite whose cases all skipped ends `ok N name # SKIP` (KTAP: a test is
+ * skipped when its subtests are).  A filter that selects no case prints
+ * `1..0`, then `# test=<filter> matches no test; the suites are:` and one
+ * `#   name (N cases)` line per suite, and kunit_run_all() returns false.
+ * A case during which a report nobody declared was printed fails, with
+ * `# case: N unexpected reports ...`.
+ *
  * Expected reports (include/kunit.h explains the rules): the running case's
  * declarations live in its struct kunit; kunit_print_report(), called by
  * every report printer in any context and on any CPU, reads them with
