@@ -136,6 +136,8 @@ HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c \
 
 HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
 HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
+# Wrong on purpose: each run must fail (tests/harness/broken_host_tests.c).
+HOST_BROKEN_TESTS := $(HOSTOBJ)/broken_host_tests
 
 $(HOSTOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -159,9 +161,15 @@ $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 	$(call say,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
-host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
+$(HOST_BROKEN_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) \
+		       tests/harness/broken_host_tests.c)
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS)
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--broken-host $(HOST_BROKEN_TESTS)
 
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
@@ -181,12 +189,12 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
-		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
+		--broken-host $(HOST_BROKEN_TESTS) --kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 
 # Benchmarks: single-CPU rows under -icount (exact instruction counts),

@@ -42,7 +42,9 @@
  * report an NMI prints into its buffer is tagged even if the buffer reaches
  * the console after the case ended.  Declarations still open when a case
  * ends are closed (and checked) by the runner.  Up to
- * KUNIT_MAX_EXPECTED_REPORTS may be open at once.
+ * KUNIT_MAX_EXPECTED_REPORTS may be open at once.  Declaring re-arms every
+ * WARN_ON_ONCE() (clear_warn_once(), include/kernel.h), so a once-only
+ * warning comes again for each test that provokes it.
  */
 #ifndef KUNIT_H
 #define KUNIT_H
@@ -113,9 +115,12 @@ struct kunit_totals {
 /*
  * Run every registered suite whose name matches `filter` (NULL or "" runs
  * all; otherwise a comma-separated list of globs, each `suite` or
- * `suite.case`, `*` matching any run of characters).
+ * `suite.case`, `*` matching any run of characters).  True if every case
+ * passed or skipped; false if one failed, or if a filter matched no case
+ * at all (a misspelt test= must not pass): the runner then lists the
+ * suites there are.
  */
-void kunit_run_all(const char *filter, struct kunit_totals *totals);
+bool kunit_run_all(const char *filter, struct kunit_totals *totals);
 bool kunit_glob_match(const char *pattern, const char *name);
 bool kunit_filter_match(const char *filter, const char *suite,
 			const char *test_case);
@@ -188,9 +193,12 @@ void kunit_fail_msg(struct kunit *test, const char *file, int line,
 		}                                                             \
 	} while (0)
 
+/* The condition is converted to bool first, on its own: `!!(cond) !=
+ * expected` would make gcc's -Wlogical-not-parentheses reject a == b. */
 #define __KUNIT_BOOL(test, cond, expected, is_assert)                        \
 	do {                                                                  \
-		if (!!(cond) != (expected)) {                                 \
+		const bool __c = (cond);                                      \
+		if (__c != (expected)) {                                      \
 			__kunit_bool_fail(test, __FILE__, __LINE__, is_assert,\
 					  #cond, expected);                   \
 			__KUNIT_END(test, is_assert);                         \

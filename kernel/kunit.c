@@ -23,6 +23,13 @@
  *   ...
  *   3 passed, 1 failed
  *
+ * A suite whose cases all skipped ends `ok N name # SKIP` (KTAP: a test is
+ * skipped when its subtests are).  A filter that selects no case prints
+ * `1..0`, then `# test=<filter> matches no test; the suites are:` and one
+ * `#   name (N cases)` line per suite, and kunit_run_all() returns false.
+ * A case during which a report nobody declared was printed fails, with
+ * `# case: N unexpected reports ...`.
+ *
  * Expected reports (include/kunit.h explains the rules): the running case's
  * declarations live in its struct kunit; kunit_print_report(), called by
  * every report printer in any context and on any CPU, reads them with
@@ -37,6 +44,7 @@
  * This file is plain C over printk(), so it also builds into the host test
  * programs of mm/.
  */
+#include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
 #include <string.h>
@@ -298,6 +306,7 @@ void __kunit_expect_report(struct kunit *test, const char *substring,
 			       "more than %u reports expected at once",
 			       KUNIT_MAX_EXPECTED_REPORTS);
 	}
+	clear_warn_once();    /* a once-only warning may be the one expected */
 	/* Printed before it takes effect: the harness reads it first. */
 	kunit_info(test, "expecting a report containing \"%s\"", substring);
 	r = &test->expected_reports[n];
@@ -396,6 +405,12 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 		kunit_expect_report_done(&test);
 	else
 		test.nr_expected_reports = 0;
+	if (test.unexpected_reports) {
+		kunit_info(&test, "%lu unexpected report%s (WARNING:/BUG lines) while this case ran",
+			   test.unexpected_reports,
+			   test.unexpected_reports == 1 ? "" : "s");
+		test.status = KUNIT_FAILURE;
+	}
 	__atomic_store_n(&kunit_current_test, NULL, __ATOMIC_RELEASE);
 	return test.status;
 }
@@ -457,7 +472,11 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 
 	printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
 	       fail, skip, n);
-	printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
+	/* KTAP: a test whose subtests all skipped is itself skipped. */
+	if (n && skip == n)
+		printk("ok %u %s # SKIP\n", index, suite->name);
+	else
+		printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
 	kunit_current_suite = NULL;
 	totals->passed += pass;
 	totals->failed += fail;
@@ -466,7 +485,17 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 	return fail == 0;
 }
 
-void kunit_run_all(const char *filter, struct kunit_totals *totals)
+/* A filter that selects nothing: say so, and name what there is. */
+static void report_unmatched_filter(const char *filter)
+{
+	struct kunit_suite *const *s;
+
+	printk("# test=%s matches no test; the suites are:\n", filter);
+	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++)
+		printk("#   %s (%u cases)\n", (*s)->name, count_cases(*s, NULL));
+}
+
+bool kunit_run_all(const char *filter, struct kunit_totals *totals)
 {
 	struct kunit_suite *const *s;
 	unsigned int nsuites = 0, index = 0;
@@ -479,6 +508,8 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 
 	printk("KTAP version 1\n");
 	printk("1..%u\n", nsuites);
+	if (nsuites == 0 && filter && *filter)
+		report_unmatched_filter(filter);
 	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++) {
 		if (!kunit_filter_match(filter, (*s)->name, NULL) ||
 		    count_cases(*s, filter) == 0)
@@ -491,4 +522,5 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 	else
 		printk("%u passed, %u failed\n", totals->passed,
 		       totals->failed);
+	return totals->failed == 0 && (nsuites > 0 || !filter || !*filter);
 }

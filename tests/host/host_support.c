@@ -79,6 +79,18 @@ void panic(const char *fmt, ...)
 	abort();
 }
 
+/* Weak: a program without a WARN_ON_ONCE() has no such section. */
+extern bool __start_data_once[] __attribute__((weak));
+extern bool __stop_data_once[] __attribute__((weak));
+
+void clear_warn_once(void)
+{
+	bool *flag;
+
+	for (flag = __start_data_once; flag < __stop_data_once; flag++)
+		__atomic_store_n(flag, false, __ATOMIC_RELAXED);
+}
+
 void __warn(const char *file, int line, const char *cond, unsigned long caller)
 {
 	warn_count++;

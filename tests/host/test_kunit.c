@@ -1,6 +1,7 @@
 /*
  * test_kunit.c - host tests of the test framework itself (kernel/kunit.c):
- * expected reports.  A declared report is tagged and counted; an undeclared
+ * the assertion macros take any expression, as Linux's do; a suite whose
+ * cases all skip is reported skipped; and expected reports.  A declared report is tagged and counted; an undeclared
  * one is counted as unexpected; a declared one that never comes fails the
  * case.  The failing outcomes are checked on a second, private struct kunit
  * made the "running case" for a moment, so this suite itself passes.
@@ -76,16 +77,71 @@ static void other_report_is_unexpected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake.status, KUNIT_FAILURE);
 }
 
-static struct kunit_case kunit_reports_cases[] = {
+/* ---- the macros take what Linux's take ---- */
+
+static void expect_true_takes_any_expression(struct kunit *test)
+{
+	int a = 3, b = 3;
+
+	KUNIT_EXPECT_TRUE(test, a == b);
+	KUNIT_EXPECT_FALSE(test, a != b);
+	KUNIT_EXPECT_TRUE(test, 1);
+	KUNIT_ASSERT_TRUE(test, a == b);
+	KUNIT_ASSERT_FALSE(test, 0);
+}
+
+static void fail_constant_expectation(struct kunit *fake)
+{
+	KUNIT_EXPECT_TRUE(fake, 0);
+}
+
+static void expect_true_of_zero_fails(struct kunit *test)
+{
+	struct kunit fake;
+
+	as_fake_case(&fake, fail_constant_expectation);
+	KUNIT_EXPECT_EQ(test, fake.status, KUNIT_FAILURE);
+}
+
+static struct kunit_case kunit_framework_cases[] = {
 	KUNIT_CASE(expected_warning_is_counted),
 	KUNIT_CASE(expect_report_macro),
 	KUNIT_CASE(absent_report_fails_the_case),
 	KUNIT_CASE(other_report_is_unexpected),
+	KUNIT_CASE(expect_true_takes_any_expression),
+	KUNIT_CASE(expect_true_of_zero_fails),
 	{}
 };
 
-static struct kunit_suite kunit_reports = {
-	.name = "kunit_reports",
-	.test_cases = kunit_reports_cases,
+static struct kunit_suite kunit_framework = {
+	.name = "kunit_framework",
+	.test_cases = kunit_framework_cases,
 };
-kunit_test_suite(kunit_reports);
+kunit_test_suite(kunit_framework);
+
+/*
+ * A suite whose every case skips: KTAP says the suite is then skipped, and
+ * its result line must say `# SKIP` (tests/harness/ktap.py fails the run
+ * when it does not, so this suite is the test of the runner).
+ */
+static void skips_always(struct kunit *test)
+{
+	kunit_skip(test, "nothing to run here");
+}
+
+static void skips_too(struct kunit *test)
+{
+	kunit_mark_skipped(test, "marked, then returns");
+}
+
+static struct kunit_case kunit_all_skipped_cases[] = {
+	KUNIT_CASE(skips_always),
+	KUNIT_CASE(skips_too),
+	{}
+};
+
+static struct kunit_suite kunit_all_skipped = {
+	.name = "kunit_all_skipped",
+	.test_cases = kunit_all_skipped_cases,
+};
+kunit_test_suite(kunit_all_skipped);
