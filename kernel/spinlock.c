@@ -38,7 +38,10 @@ void spin_lock(spinlock_t *lock)
 
 bool spin_trylock(spinlock_t *lock)
 {
-	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
+	/* Acquire: this load reads the release store of the last unlock, and
+	 * that is what orders its critical section before ours (the CAS on
+	 * `next` below synchronizes with no release). */
+	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
 	u32 expected = owner;
 
 	if (__atomic_load_n(&lock->next, __ATOMIC_RELAXED) != owner)
