@@ -625,9 +625,12 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - got, main->size);
-		main->size -= n;
-		memcpy(p + got, &main->objects[main->size], n * sizeof(void *));
-		got += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			main->size -= n;
+			memcpy(p + got, &main->objects[main->size],
+			       n * sizeof(void *));
+			got += n;
+		}
 		if (got == nr)
 			break;
 		if (pcs->spare && pcs->spare->size) {
