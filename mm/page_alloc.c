@@ -54,7 +54,23 @@
  * (PAGE_ALLOC_ORDER_SHIFT).  A free checks the page before touching any
  * list: a double free, a free of a page that is not the head of an
  * allocated block, or a free with a different order is reported (frame,
- * order, caller) and ignored, so the lists stay intact.
+ * order, caller) and ignored, so the lists stay intact.  The free claims
+ * the block with one compare-and-swap that clears the recorded order; that
+ * alone refuses every double free, concurrent ones included.  Only a
+ * refused free looks at neighbouring pages (pfn_in_free_block()) to word
+ * its report: those reads take no lock, race with other CPUs' list
+ * changes, and so may never decide whether a free goes ahead.
+ *
+ * UNLOCKED READERS OF page->flags.  Other CPUs read a page's flags without
+ * holding what guards them: page_is_buddy() (under zone->lock) looks at a
+ * neighbour that may be allocated, and its owner changes its own bits
+ * (PG_slab, PG_head...) meanwhile; a free's CAS reads the word of a page
+ * that may be on a list.  This is safe because PG_buddy and PG_pcp are
+ * only set and cleared under zone->lock and pcp->lock, an allocated page
+ * never has them, and the allocation order bits change only by the
+ * allocation (under the locks, before the page is handed out) and by the
+ * CAS.  Flags of a page that is no longer ours to own (a deferred free)
+ * are set with atomic operations.
  *
  * POISON.  With page_poisoning on (`page_poison`), a freed block is filled
  * with PAGE_POISON and its head marked PG_poisoned; the mark follows the
@@ -108,11 +124,12 @@ static bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
 
 /* ---- the buddy: every function here needs zone->lock ---- */
 
+/* The order is stored before the flag that makes it meaningful. */
 static void add_to_free_list_locked(struct page *page, struct zone *zone,
 				    unsigned int order)
 {
-	page->flags |= PG_buddy;
 	page->order = order;
+	page->flags |= PG_buddy;
 	list_add(&page->lru, &zone->free_area[order].free_list);
 	zone->free_area[order].nr_free++;
 	zone->free_pages += 1ul << order;
@@ -240,8 +257,8 @@ static void free_deferred_pages_locked(struct zone *zone)
 static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
-	page->flags |= PG_pcp;
 	page->order = order;
+	page->flags |= PG_pcp;
 	list_add(&page->lru, &pcp->lists[order]);
 	pcp->count += 1 << order;
 }
@@ -587,7 +604,13 @@ static void bad_page_free(unsigned long pfn, unsigned int order,
 	       pfn, order, (void *)caller, why);
 }
 
-/* Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere? */
+/*
+ * Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere?
+ * It reads other pages' flags and order without their locks, while other
+ * CPUs put those pages on lists and take them off, so the answer can be
+ * stale: it only words the report of a free that the compare-and-swap in
+ * free_pages_prepare() has already refused, and never decides one.
+ */
 static bool pfn_in_free_block(unsigned long pfn)
 {
 	unsigned int o;
@@ -619,6 +642,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 {
 	unsigned long pfn, flags;
 	unsigned int recorded;
+	bool already_free;
 
 	if ((uintptr_t)page < (uintptr_t)mem_map ||
 	    (uintptr_t)page >= (uintptr_t)(mem_map + (mem_map_end_pfn -
@@ -631,27 +655,31 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 		bad_page_free(pfn, order, caller, "order above MAX_ORDER");
 		return false;
 	}
-	if (page->flags & PG_reserved) {
+	/*
+	 * Claim the free by clearing the recorded order with one
+	 * compare-and-swap.  Only an allocated block's head has an order
+	 * recorded, so the CAS refuses every double free: of a block already
+	 * free (its order was cleared by the first free), and of two CPUs
+	 * freeing the same block at the same instant (exactly one wins).  Only
+	 * once it has refused does pfn_in_free_block() look at the
+	 * neighbours, to say which it was; it reads them without a lock, so
+	 * it must never decide a free (a correct free refused that way would
+	 * leak the block).
+	 */
+	flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
+	if (flags & PG_reserved) {
 		bad_page_free(pfn, order, caller,
 			      "reserved page, never allocated");
 		return false;
 	}
-	if (pfn_in_free_block(pfn)) {
-		bad_page_free(pfn, order, caller, "double free: already free");
-		return false;
-	}
-	/*
-	 * Claim the free by clearing the recorded order with one
-	 * compare-and-swap: of two CPUs freeing the same block at the same
-	 * instant, exactly one wins; the other then finds no order recorded
-	 * and reports a double free instead of putting the block on a list
-	 * a second time.
-	 */
-	flags = READ_ONCE(page->flags);
 	do {
 		recorded = flags_alloc_order_plus1(flags);
 		if (!recorded) {
-			bad_page_free(pfn, order, caller,
+			already_free = (flags & (PG_buddy | PG_pcp |
+						 PG_deferred)) ||
+				       pfn_in_free_block(pfn);
+			bad_page_free(pfn, order, caller, already_free ?
+				      "double free: already free" :
 				      "not the head of an allocated block (or freed twice at once)");
 			return false;
 		}
@@ -669,7 +697,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 					      __ATOMIC_RELAXED));
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
-		page->flags |= PG_poisoned;
+		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
 	}
 	return true;
 }
@@ -766,11 +794,17 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 		spin_unlock_irqrestore(&zone->lock, flags);
 		return;
 	}
-	/* Both locks are taken: leave it for the next locked free.  Count
-	 * first, so the counter never goes below what the list holds. */
+	/*
+	 * Both locks are taken: leave it for the next locked free.  Count
+	 * first, so the counter never goes below what the list holds.  The
+	 * order and the flag are published by llist_add()'s release (the
+	 * drain reads them after llist_del_all()'s acquire); the flag is set
+	 * atomically because other CPUs read this word without our lock
+	 * (page_is_buddy() on a neighbour, a racing bad free's CAS).
+	 */
 	nolock_stat_inc(page_free_deferred);
 	page->order = order;
-	page->flags |= PG_deferred;
+	__atomic_fetch_or(&page->flags, PG_deferred, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);
 	llist_add(&page->llnode, &zone->deferred_free);
 }
