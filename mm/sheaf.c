@@ -663,10 +663,12 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - done, main->capacity - main->size);
-		memcpy(&main->objects[main->size], p + done,
-		       n * sizeof(void *));
-		main->size += n;
-		done += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			memcpy(&main->objects[main->size], p + done,
+			       n * sizeof(void *));
+			main->size += n;
+			done += n;
+		}
 		if (done == nr)
 			break;
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
