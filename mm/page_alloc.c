@@ -48,7 +48,10 @@
  * buddy under zone->lock, and a list holding more than PCP_HIGH pages gives
  * a batch back.  Blocks on them are "free" for accounting (nr_free_pages)
  * but not for the buddy (PG_pcp, not PG_buddy): drain_local_pages() and
- * drain_all_pages() return them so they can merge again.
+ * drain_all_pages() return them so they can merge again.  zone_pcp_disable()
+ * switches a zone's lists off, then drains every CPU's under its pcp->lock;
+ * every path that lists a page reads the switch again under that lock, so
+ * nothing is listed behind the drain.
  *
  * BAD FREES.  An allocated block's head records its order in page->flags
  * (PAGE_ALLOC_ORDER_SHIFT).  A free checks the page before touching any
@@ -131,8 +134,11 @@ static void add_to_free_list_locked(struct page *page, struct zone *zone,
 	page->order = order;
 	page->flags |= PG_buddy;
 	list_add(&page->lru, &zone->free_area[order].free_list);
-	zone->free_area[order].nr_free++;
-	zone->free_pages += 1ul << order;
+	/* WRITE_ONCE: nr_free_pages() and show_free_areas() read these
+	 * without the lock. */
+	WRITE_ONCE(zone->free_area[order].nr_free,
+		   zone->free_area[order].nr_free + 1);
+	WRITE_ONCE(zone->free_pages, zone->free_pages + (1ul << order));
 }
 
 static void del_from_free_list_locked(struct page *page, struct zone *zone,
@@ -140,8 +146,9 @@ static void del_from_free_list_locked(struct page *page, struct zone *zone,
 {
 	list_del(&page->lru);
 	page->flags &= ~PG_buddy;
-	zone->free_area[order].nr_free--;
-	zone->free_pages -= 1ul << order;
+	WRITE_ONCE(zone->free_area[order].nr_free,
+		   zone->free_area[order].nr_free - 1);
+	WRITE_ONCE(zone->free_pages, zone->free_pages - (1ul << order));
 }
 
 /* Conditions (a)-(d) of the header comment. */
@@ -260,7 +267,7 @@ static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 	page->order = order;
 	page->flags |= PG_pcp;
 	list_add(&page->lru, &pcp->lists[order]);
-	pcp->count += 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count + (1 << order)); /* read unlocked */
 }
 
 static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
@@ -275,7 +282,7 @@ static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
 		       : list_first_entry(list, struct page, lru);
 	list_del(&page->lru);
 	page->flags &= ~PG_pcp;
-	pcp->count -= 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count - (1 << order));
 	return page;
 }
 
@@ -399,6 +406,20 @@ static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
 	return true;
 }
 
+/*
+ * zone_uses_pcp() is read before pcp->lock is taken, so zone_pcp_disable()
+ * may have switched the lists off and drained this CPU's in between: read
+ * the switch again under the lock, which the drain took after setting it,
+ * and never put a page on a list that the drain has already passed.
+ */
+static bool pcp_switched_off_locked(const struct zone *zone)
+{
+	return READ_ONCE(zone->pcp_disabled);
+}
+
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+				  struct lock_mode *mode);
+
 static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 				    struct lock_mode *mode)
 {
@@ -408,6 +429,10 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 
 	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
 		return NULL;
+	if (unlikely(pcp_switched_off_locked(zone))) {
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		return rmqueue_buddy(zone, order, mode);
+	}
 	page = pcp_take_locked(pcp, order, false);
 	if (!page && lock_or_try(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
@@ -702,6 +727,9 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 	return true;
 }
 
+static void free_to_buddy(struct zone *zone, struct page *page,
+			  unsigned int order);
+
 static void free_to_pcp(struct zone *zone, struct page *page,
 			unsigned int order)
 {
@@ -709,6 +737,11 @@ static void free_to_pcp(struct zone *zone, struct page *page,
 	unsigned long flags;
 
 	spin_lock_irqsave(&pcp->lock, flags);
+	if (unlikely(pcp_switched_off_locked(zone))) {
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		free_to_buddy(zone, page, order);
+		return;
+	}
 	pcp_add_locked(pcp, page, order);
 	if (pcp->count > PCP_HIGH || !llist_empty(&zone->deferred_free)) {
 		spin_lock(&zone->lock);
@@ -764,6 +797,26 @@ void free_pages(unsigned long addr, unsigned int order)
 		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_);
 }
 
+/*
+ * The any-context free onto this CPU's list, pcp->lock held (trylocked).
+ * False, with nothing done, when the lists were switched off meanwhile.
+ */
+static bool pcp_free_listed_locked(struct zone *zone,
+				   struct per_cpu_pages *pcp,
+				   struct page *page, unsigned int order)
+{
+	if (unlikely(pcp_switched_off_locked(zone)))
+		return false;
+	pcp_add_locked(pcp, page, order);
+	/* Over the high mark: give back only if it is free. */
+	if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
+		free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
+		free_deferred_pages_locked(zone);
+		spin_unlock(&zone->lock);
+	}
+	return true;
+}
+
 static void free_pages_nolock_caller(struct page *page, unsigned int order,
 				     unsigned long caller)
 {
@@ -777,15 +830,11 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 
 		if (spin_trylock_irqsave(&pcp->lock, flags)) {
-			pcp_add_locked(pcp, page, order);
-			/* Over the high mark: give back only if it is free. */
-			if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
-				free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
-				free_deferred_pages_locked(zone);
-				spin_unlock(&zone->lock);
+			if (pcp_free_listed_locked(zone, pcp, page, order)) {
+				spin_unlock_irqrestore(&pcp->lock, flags);
+				return;
 			}
 			spin_unlock_irqrestore(&pcp->lock, flags);
-			return;
 		}
 	}
 	if (spin_trylock_irqsave(&zone->lock, flags)) {

@@ -800,7 +800,84 @@ static void stress_free_beside_half_listed_neighbour(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
 }
 
+/*
+ * zone_pcp_disable() with other CPUs allocating and freeing: once it has
+ * returned, no page of the zone may be on a per-CPU list.  The hazard: a
+ * CPU that read "lists on" just before the switch takes its pcp->lock just
+ * after the drain passed it, and lists a page (a free) or a whole refill
+ * batch (an allocation) that then stays there.  The other CPUs run until
+ * the main thread has done its cycles; the count is read right after each
+ * zone_pcp_disable() returns, while they still run.
+ */
+#define PCP_SWITCH_CYCLES 1500
+
+static bool pcp_switch_stop;
+
+static void *pcp_switch_worker(void *arg)
+{
+	struct worker *w = arg;
+
+	host_cpu_id = w->cpu;
+	while (!__atomic_load_n(&pcp_switch_stop, __ATOMIC_ACQUIRE)) {
+		unsigned int order = (unsigned int)(next_rand(&w->rng) %
+						    (PCP_MAX_ORDER + 1));
+		struct page *page = alloc_pages(GFP_KERNEL, order);
+
+		if (page)
+			__free_pages(page, order);
+		__atomic_fetch_add(&w->iters, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void stress_pcp_disable_while_allocating(struct kunit *test)
+{
+	struct zone *zone = arena_zone(ZONE_DMA32);
+	unsigned long before = quiesced_free_pages(), listed = 0, ops = 0;
+	unsigned long cycles = PCP_SWITCH_CYCLES * stress_scale(), c;
+	unsigned int i;
+
+	pcp_switch_stop = false;
+	for (i = 1; i < STRESS_CPUS; i++) {
+		workers[i].cpu = i;
+		workers[i].iters = 0;
+		workers[i].rng = 0x452821e638d01377ull * i;
+		KUNIT_ASSERT_EQ(test, pthread_create(&workers[i].thread, NULL,
+						     pcp_switch_worker,
+						     &workers[i]), 0);
+	}
+	for (c = 0; c < cycles; c++) {
+		/* Each other CPU has moved on since the last switch. */
+		for (i = 1; i < STRESS_CPUS; i++) {
+			unsigned long seen = __atomic_load_n(&workers[i].iters,
+							     __ATOMIC_RELAXED);
+
+			while (__atomic_load_n(&workers[i].iters,
+					       __ATOMIC_RELAXED) == seen)
+				sched_yield();
+		}
+		zone_pcp_disable(zone);
+		if (zone_pcp_count(zone))
+			listed++;
+		zone_pcp_enable(zone);
+	}
+	__atomic_store_n(&pcp_switch_stop, true, __ATOMIC_RELEASE);
+	for (i = 1; i < STRESS_CPUS; i++) {
+		pthread_join(workers[i].thread, NULL);
+		ops += workers[i].iters;
+	}
+	kunit_info(test, "%lu switches, %lu page ops on %u other CPUs: lists not empty after %lu\n",
+		   cycles, ops, STRESS_CPUS - 1, listed);
+	KUNIT_EXPECT_EQ(test, listed, 0ul);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+	KUNIT_EXPECT_EQ(test, warn_count, 0ul);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+}
+
 static struct kunit_case stress_cases[] = {
+	KUNIT_CASE(stress_pcp_disable_while_allocating),
 	KUNIT_CASE(stress_free_beside_half_listed_neighbour),
 	KUNIT_CASE(stress_pages_threads_nmis),
 	KUNIT_CASE(stress_slab_threads_nmis),
