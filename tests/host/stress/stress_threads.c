@@ -48,7 +48,12 @@
  * ASan+UBSan (signals land at any instruction) and ThreadSanitizer (which
  * delays a signal to the thread's next call into its runtime, e.g. a
  * memset or an atomic built-in; TSan's value is the race reports between
- * threads, tsan.supp lists the proven-benign ones).
+ * threads; tsan_options.c holds the proven-benign suppressions).
+ *
+ * Two more cases: stress_pcp_disable_while_allocating switches a zone's
+ * per-CPU lists off and on while other threads allocate, and
+ * stress_free_beside_half_listed_neighbour freezes defect 3 of issue 10
+ * (a correct free refused because a neighbour was half way onto a list).
  *
  * Nothing here calls kmem_cache_shrink()/destroy() while the workers run:
  * they flush with on_each_cpu(), which the host runs by switching the
