@@ -7,6 +7,20 @@
  * critical section stays inside).  Trylock only succeeds when nobody waits
  * (next == owner), swapping in next+1 with one compare-and-swap; it never
  * waits, which is what makes it usable from an NMI.
+ *
+ * The recursion check (owner_cpu == this CPU) has two blind windows of a
+ * few instructions: after a spin_lock() has its turn but before it stores
+ * owner_cpu, and in spin_unlock() after owner_cpu is cleared but before the
+ * release.  An interrupt landing there that takes the same lock passes the
+ * check and spins for ever instead of panicking; so does one that lands
+ * while this CPU is still waiting for the lock.  All of these need code
+ * that already breaks the rule above (a lock an interrupt takes, held or
+ * awaited with interrupts on), so the gap only loses a diagnostic, never
+ * correct code; closing it would cost a per-CPU "acquiring" mark on every
+ * lock and unlock.  NMIs are caught before any of this (spin_lock() in an
+ * NMI panics).  Waiting CPUs synchronize with the last unlock through the
+ * acquire load of `owner` (also in spin_trylock(): its CAS on `next`
+ * synchronizes with no release).
  */
 #include <spinlock.h>
 #include <kernel.h>
@@ -38,7 +52,10 @@ void spin_lock(spinlock_t *lock)
 
 bool spin_trylock(spinlock_t *lock)
 {
-	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
+	/* Acquire: this load reads the release store of the last unlock, and
+	 * that is what orders its critical section before ours (the CAS on
+	 * `next` below synchronizes with no release). */
+	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
 	u32 expected = owner;
 
 	if (__atomic_load_n(&lock->next, __ATOMIC_RELAXED) != owner)

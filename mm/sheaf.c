@@ -713,9 +713,12 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - got, main->size);
-		main->size -= n;
-		memcpy(p + got, &main->objects[main->size], n * sizeof(void *));
-		got += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			main->size -= n;
+			memcpy(p + got, &main->objects[main->size],
+			       n * sizeof(void *));
+			got += n;
+		}
 		if (got == nr)
 			break;
 		if (pcs->spare && pcs->spare->size) {
@@ -748,10 +751,12 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - done, main->capacity - main->size);
-		memcpy(&main->objects[main->size], p + done,
-		       n * sizeof(void *));
-		main->size += n;
-		done += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			memcpy(&main->objects[main->size], p + done,
+			       n * sizeof(void *));
+			main->size += n;
+			done += n;
+		}
 		if (done == nr)
 			break;
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {

@@ -6,6 +6,13 @@
  * prints the stack), and the per-thread "CPU" state of the shadow headers
  * lives here.  main() is elsewhere: host_main.c runs the KUnit suites, the
  * host benchmark (bench/host/bench_host.c) has its own.
+ *
+ * Real threads (tests/host/stress/): each thread is one CPU.  The
+ * spinlocks, the irq_work lists and the per-CPU data work across threads
+ * as they do across CPUs, and cpu_relax() yields (a lock holder may be a
+ * descheduled thread).  But on_each_cpu() and smp_call_function_single()
+ * run the function on the calling thread as the other CPU, not as a
+ * cross-CPU call: they must not be used while that CPU's thread runs.
  */
 #include <kunit.h>
 #include <kernel.h>
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 
 __thread unsigned int host_cpu_id;
 __thread unsigned int host_nmi_nesting;
@@ -109,6 +117,11 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 		dst[n] = '\0';
 	}
 	return len;
+}
+
+void host_cpu_relax(void)
+{
+	sched_yield();
 }
 
 /* Host "IPIs": run the function as each CPU in turn, on this thread. */
