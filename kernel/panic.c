@@ -87,7 +87,8 @@ void panic(const char *fmt, ...)
 void __warn(const char *file, int line, const char *cond, unsigned long caller)
 {
 	warn_count++;
-	pr_warn("WARNING: %s at %s:%d\n", cond, file, line);
+	kunit_print_report(LOGLEVEL_WARNING, "WARNING: %s at %s:%d", cond, file,
+			   line);
 	(void)caller;
 	dump_backtrace(_THIS_IP_, (unsigned long)__builtin_frame_address(0));
 }

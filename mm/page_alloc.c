@@ -72,6 +72,7 @@
 #include <memlayout.h>
 #include <printk.h>
 #include <kernel.h>
+#include <kunit.h>
 #include <string.h>
 #include "internal.h"
 
@@ -431,8 +432,9 @@ static void check_page_poison(struct page *page, unsigned int order)
 		if (likely(p[i] == PAGE_POISON))
 			continue;
 		nr_page_poison_reports++;
-		pr_err("BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed\n",
-		       page_to_pfn(page), order, i, p[i], PAGE_POISON);
+		kunit_print_report(LOGLEVEL_ERR, "BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed",
+				   page_to_pfn(page), order, i, p[i],
+				   PAGE_POISON);
 		return;
 	}
 }
@@ -583,8 +585,8 @@ static void bad_page_free(unsigned long pfn, unsigned int order,
 			  unsigned long caller, const char *why)
 {
 	nr_bad_page_frees++;
-	pr_err("BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored\n",
-	       pfn, order, (void *)caller, why);
+	kunit_print_report(LOGLEVEL_ERR, "BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored",
+			   pfn, order, (void *)caller, why);
 }
 
 /* Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere? */
@@ -656,9 +658,9 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 			return false;
 		}
 		if (recorded - 1 != order) {
-			pr_err("BUG: page at pfn %#lx was allocated with order %u\n",
-			       pfn, recorded - 1);
 			bad_page_free(pfn, order, caller, "wrong order");
+			pr_err("  the block at pfn %#lx was allocated with order %u\n",
+			       pfn, recorded - 1);
 			return false;
 		}
 	} while (!__atomic_compare_exchange_n(&page->flags, &flags,

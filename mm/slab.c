@@ -83,6 +83,7 @@
  */
 #include <irq_work.h>
 #include <kernel.h>
+#include <kunit.h>
 #include <nolock_stats.h>
 #include <printk.h>
 #include <prandom.h>
@@ -336,7 +337,8 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	va_end(ap);
 	format_caller(caller, sym, sizeof(sym));
 	pr_err("=============================================================\n");
-	pr_err("BUG %s: %s\n", s ? s->name : "(no cache)", msg);
+	kunit_print_report(LOGLEVEL_ERR, "BUG %s: %s", s ? s->name : "(no cache)",
+			   msg);
 	if (slab && s && slab->slab_cache == s)
 		pr_err("  object %p (slab %p, object %ld of %u)\n", object,
 		       slab_base(slab), object_index(s, slab, object),
@@ -1467,8 +1469,8 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	leaks = report_leaks_locked(s, n);
 	if (leaks) {
 		spin_unlock_irqrestore(&n->list_lock, flags);
-		pr_err("kmem_cache_destroy %s: %lu objects still allocated: cache kept\n",
-		       s->name, leaks);
+		kunit_print_report(LOGLEVEL_ERR, "kmem_cache_destroy %s: %lu objects still allocated: cache kept",
+				   s->name, leaks);
 		__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
 		return -1;
 	}

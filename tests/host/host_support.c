@@ -29,23 +29,29 @@ unsigned long warn_count;
 u64 boot_seed = 0x5eedf00dull;  /* the kernel's comes from seed= or the TSC */
 int console_loglevel = LOGLEVEL_DEFAULT;
 
-int vprintk_level(int level, const char *fmt, va_list ap)
+/* The C library has no %pS (a symbol name): print the address. */
+void host_convert_format(char *out, size_t size, const char *fmt)
 {
-	char host_fmt[512];
 	const char *f;
 	size_t n = 0;
 
-	if (level > console_loglevel)
-		return 0;
-	/* The C library has no %pS (a symbol name): print the address. */
-	for (f = fmt; *f && n + 1 < sizeof(host_fmt); f++) {
-		host_fmt[n++] = *f;
+	for (f = fmt; *f && n + 1 < size; f++) {
+		out[n++] = *f;
 		if (f[0] == '%' && f[1] == 'p' && f[2] == 'S') {
-			host_fmt[n++] = 'p';
+			out[n++] = 'p';
 			f += 2;
 		}
 	}
-	host_fmt[n] = '\0';
+	out[n] = '\0';
+}
+
+int vprintk_level(int level, const char *fmt, va_list ap)
+{
+	char host_fmt[512];
+
+	if (level > console_loglevel)
+		return 0;
+	host_convert_format(host_fmt, sizeof(host_fmt), fmt);
 	return vprintf(host_fmt, ap);
 }
 
@@ -76,7 +82,8 @@ void panic(const char *fmt, ...)
 void __warn(const char *file, int line, const char *cond, unsigned long caller)
 {
 	warn_count++;
-	printf("WARNING: %s at %s:%d (caller %#lx)\n", cond, file, line, caller);
+	kunit_print_report(LOGLEVEL_WARNING, "WARNING: %s at %s:%d (caller %#lx)",
+			   cond, file, line, caller);
 }
 
 size_t strlcpy(char *dst, const char *src, size_t size)
