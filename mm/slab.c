@@ -1356,8 +1356,10 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		if (!p[i] || virt_to_slab(p[i]) == NULL ||
-		    virt_to_slab(p[i])->slab_cache != s) {
+		struct page *slab = p[i] ? virt_to_slab(p[i]) : NULL;
+
+		if (!slab || slab->slab_cache != s ||
+		    !slab_object_start(s, slab, p[i])) {
 			/* Something odd in the batch: one at a time. */
 			for (i = 0; i < nr; i++)
 				kmem_cache_free(s, p[i]);

@@ -24,9 +24,10 @@
  * by this very CPU) and parks the object; the drain runs once IRQs are on
  * (the kernel's irq_work) or when slab_deferred_flush_all() is called.
  *
- * Cases that provoke a report set slab_report_count_only and check that
- * slab_reports rose by exactly the reports expected (each prints one
- * "BUG <cache>: ..." block).  The same file runs on the host
+ * Cases that provoke a report declare it (KUNIT_EXPECT_REPORT() with a
+ * substring of its first line, "BUG <cache>: ..."), set
+ * slab_report_count_only so that it does not panic, and check that
+ * slab_reports rose by exactly the reports expected.  The same file runs on the host
  * (tests/host/test_mm_slab_hardening.c) under ASan and UBSan.
  */
 #include <kunit.h>
@@ -169,7 +170,7 @@ static void tiny_object_red_zone_is_its_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	/* ...and still guards the object: one byte past it is reported. */
 	b[TINY_SIZE] = 0x11;
-	kmem_cache_free(s, b);
+	KUNIT_EXPECT_REPORT(test, "Redzone overwritten", kmem_cache_free(s, b));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
@@ -223,7 +224,9 @@ static void park_then_free_once(struct kunit *test, slab_flags_t flags)
 	slab_report_count_only = true;
 	park_objects(s, park, 2, &irq);
 	KUNIT_EXPECT_EQ(test, parked_here(), 2);
-	kmem_cache_free(s, objs[0]);        /* IRQs still off: a is parked */
+	/* IRQs still off: a is parked */
+	KUNIT_EXPECT_REPORT(test, "double free: the object is parked",
+			    kmem_cache_free(s, objs[0]));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	unpark_all(irq);
 	KUNIT_EXPECT_EQ(test, parked_here(), 0);
@@ -267,8 +270,10 @@ static void free_then_park_once(struct kunit *test, slab_flags_t flags)
 	kmem_cache_free(s, a);           /* freelist: a -> b -> the rest */
 
 	slab_report_count_only = true;
+	kunit_expect_report(test, "double free");
 	park_objects(s, &a, 1, &irq);
 	unpark_all(irq);
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_EQ(test, parked_here(), 0);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
@@ -302,9 +307,11 @@ static void object_parked_twice(struct kunit *test)
 	twice[0] = twice[1] = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, twice[0]);
 	slab_report_count_only = true;
+	kunit_expect_report(test, "double free: the object is parked");
 	park_objects(s, twice, 2, &irq);
 	KUNIT_EXPECT_EQ(test, parked_here(), 1);
 	unpark_all(irq);
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_EQ(test, parked_here(), 0);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
@@ -331,7 +338,8 @@ static void corrupted_deferred_link_is_reported(struct kunit *test)
 	 * whose link should decode to NULL (so nothing is lost behind it). */
 	slot = (void **)((char *)objs[0] + s->offset);
 	*slot = objs[2];
-	unpark_all(irq);
+	KUNIT_EXPECT_REPORT(test, "deferred-free link corrupted",
+			    unpark_all(irq));
 	KUNIT_EXPECT_EQ(test, parked_here(), 0);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
@@ -393,7 +401,7 @@ static void double_free_of_freelist_head(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	slab_report_count_only = true;
 	kmem_cache_free(s, a);
-	kmem_cache_free(s, a);
+	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, a));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
 	x = kmem_cache_alloc(s, GFP_KERNEL);
@@ -489,7 +497,8 @@ static void kfree_inside_object_is_refused(struct kunit *test)
 	p = kmalloc(64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	slab_report_count_only = true;
-	kfree(p + INSIDE_OFFSET);
+	KUNIT_EXPECT_REPORT(test, "not the start of an object",
+			    kfree(p + INSIDE_OFFSET));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
 	q = kmalloc(64, GFP_KERNEL);
