@@ -756,19 +756,16 @@ static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 			 "double free: the object is parked on a deferred-free list");
 		return;
 	}
-	if (is_debug_cache(s) &&
-	    !free_debug_checks_locked(s, slab, object, caller))
-		return;
-	if (unlikely(object == slab_freelist(s, slab))) {
-		slab_bug(s, object, caller,
-			 "double free: the object is already the first free object of its slab");
-		return;
-	}
+	/* free(a); free(a) included: the head's slot is a freelist link. */
 	if (unlikely(object_looks_free(s, slab, object))) {
 		slab_bug(s, object, caller,
 			 "double free: the object's free pointer says it is free");
 		return;
 	}
+	/* Last: they repaint the object for a free one. */
+	if (is_debug_cache(s) &&
+	    !free_debug_checks_locked(s, slab, object, caller))
+		return;
 	set_freepointer(s, object, slab_freelist(s, slab));
 	set_slab_freelist(s, slab, object);
 	if (slab->inuse-- == slab->objects) {
@@ -890,9 +887,9 @@ static DEFINE_PER_CPU(struct slab_defer, slab_defer);
 
 /*
  * A double free caught before it can meet the deferred list: the object
- * is parked already, or (red zone) it is free in its slab.  The checks
- * read the object without list_lock: it is the caller's, unless this is
- * the double free they look for.
+ * is parked already, or it is free in its slab (its free pointer, or its
+ * red zone, says so).  The checks read the object without list_lock: it
+ * is the caller's, unless this is the double free they look for.
  */
 static bool defer_free_check(struct kmem_cache *s, void *object,
 			     unsigned long caller)
