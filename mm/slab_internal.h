@@ -136,6 +136,7 @@ struct kmem_cache {
 	const char *name;
 	unsigned int object_size;  /* what the user asked for */
 	unsigned int size;         /* stride between objects, metadata included */
+	unsigned long stride_divisor; /* 1 + ~0ul / size: see slab_object_start() */
 	unsigned int align;
 	unsigned int offset;       /* free pointer, from the object start */
 	unsigned int inuse;        /* object plus padding to a word */
@@ -242,6 +243,37 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 	return object;
 }
 
+/*
+ * Is object at the start of an object's stride in slab?  The free fast
+ * paths ask, so that kfree(p + 8) is refused (it would go into a sheaf and
+ * come back from the next kmalloc()).  The offset in the slab comes from
+ * the two struct pages (64 bytes each: a shift), and divisibility by the
+ * stride from one multiplication: for a 32-bit n and c = 1 + (2^64 - 1) / d,
+ * d divides n exactly when n * c (mod 2^64) < c (Lemire, Kaser and Kurz,
+ * "Faster remainder by direct computation", 2019).  About eight
+ * instructions, no division.  A slab's unused tail is always shorter than
+ * a stride (calculate_order() refuses a cache otherwise), so a pointer
+ * that passes is an object's first byte.
+ */
+static __always_inline bool stride_divides(const struct kmem_cache *s,
+					   u32 offset)
+{
+	return (unsigned long)offset * s->stride_divisor < s->stride_divisor;
+}
+
+static __always_inline bool slab_object_start(const struct kmem_cache *s,
+					      const struct page *slab,
+					      const void *object)
+{
+	/* The same conversion as virt_to_slab(), so the compiler shares it. */
+	unsigned long pages = (unsigned long)
+		(pfn_to_page(__pa_direct(object) >> PAGE_SHIFT) - slab);
+
+	return stride_divides(s, (u32)((pages << PAGE_SHIFT) |
+				       ((unsigned long)object &
+					(PAGE_SIZE - 1))));
+}
+
 /* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
 static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 {
@@ -268,6 +300,59 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 	return true;
 }
 
+/*
+ * The hardened free pointer (slab.c; the tests decode it too).  A free
+ * object's link to the next is stored as
+ *
+ *     next ^ s->random ^ swab(address of the slot)
+ *
+ * The slot address is byte-swapped (as Linux does): next and the slot lie
+ * in the same slab, so without the swap their high bits cancel and one
+ * freed object shows the high bits of s->random in the clear; swapped, the
+ * slot's varying low bytes land on top.
+ *
+ * A link on a CPU's deferred list (objects parked by kfree_nolock()) is
+ * stored the same way with DEFERRED_LINK_TAG mixed in.  So the two kinds
+ * never pass for each other: a slab freelist link read as a deferred one
+ * decodes to a non-canonical address (the tag flips bit 63, not bit 62),
+ * which no check accepts, and a deferred link read as a freelist one
+ * likewise.  That is
+ * what lets a free tell "this object is parked" from "this object holds
+ * data" (a double free that meets the deferred list, mm/slab.c).
+ */
+#define DEFERRED_LINK_TAG (1ul << 63)
+
+static inline unsigned long freeptr_slot_mix(const void *slot)
+{
+	return __builtin_bswap64((unsigned long)slot);
+}
+
+static inline unsigned long freeptr_encode(const struct kmem_cache *s,
+					   const void *ptr, const void *slot)
+{
+	return (unsigned long)ptr ^ s->random ^ freeptr_slot_mix(slot);
+}
+
+static inline void *freeptr_decode(const struct kmem_cache *s,
+				   unsigned long stored, const void *slot)
+{
+	return (void *)(stored ^ s->random ^ freeptr_slot_mix(slot));
+}
+
+static inline unsigned long deferred_link_encode(const struct kmem_cache *s,
+						 const void *ptr,
+						 const void *slot)
+{
+	return freeptr_encode(s, ptr, slot) ^ DEFERRED_LINK_TAG;
+}
+
+static inline void *deferred_link_decode(const struct kmem_cache *s,
+					 unsigned long stored,
+					 const void *slot)
+{
+	return freeptr_decode(s, stored ^ DEFERRED_LINK_TAG, slot);
+}
+
 /* ---- slab.c: the slab layer, any context that may spin ---- */
 /* Take up to nr objects from slabs into p; returns how many. */
 unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
@@ -286,6 +371,12 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 /* kmalloc(size) gave object: remember size, red-zone the rest (debug
  * kmalloc caches only; nothing otherwise). */
 void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
+/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
+ * or s->object_size when the cache keeps none. */
+size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
+/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
+struct slab_track *slab_object_tracks(const struct kmem_cache *s,
+				      void *object);
 
 /* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was

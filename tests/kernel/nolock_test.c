@@ -506,11 +506,14 @@ static void deferred_link_is_encoded(struct kunit *test)
 	slot = (void **)((char *)parked[1] + s->offset);
 	stored = (unsigned long)*slot;
 	KUNIT_EXPECT_NE(test, stored, (unsigned long)parked[0]);
-	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ (unsigned long)slot,
+	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ DEFERRED_LINK_TAG ^
+			__builtin_bswap64((unsigned long)slot),
 			(unsigned long)parked[0]);
 	slot = (void **)((char *)parked[0] + s->offset);
 	KUNIT_EXPECT_EQ(test, (unsigned long)*slot ^ s->random ^
-			(unsigned long)slot, 0);   /* the end of the list */
+			DEFERRED_LINK_TAG ^
+			__builtin_bswap64((unsigned long)slot),
+			0);   /* the end of the list */
 	release(&h, NULL);
 	KUNIT_ASSERT_TRUE(test, ran);
 	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
