@@ -33,6 +33,13 @@ void set_irq_handler(unsigned int vector, irq_handler_t handler);
 /* The NMI entry point, set by arch/x86_64/nmi.c. */
 extern void (*nmi_entry_handler)(struct pt_regs *regs);
 
+/*
+ * Vector 1 (#DB), NULL unless a test traces code (traps.c head comment).
+ * Runs with IRQs off and TF clear; it must clear DR6 (write DR6_RESET)
+ * and may change regs->rflags, e.g. clear RFLAGS_TF to stop tracing.
+ */
+extern void (*debug_exception_handler)(struct pt_regs *regs);
+
 void interrupt_dispatch(struct pt_regs *regs);
 void show_regs(const struct pt_regs *regs);
 
