@@ -29,6 +29,8 @@ typedef void (*irq_handler_t)(struct pt_regs *regs);
 
 /* Install a handler for a vector >= 32 (APIC timer, IPIs). */
 void set_irq_handler(unsigned int vector, irq_handler_t handler);
+/* The handler installed for a vector >= 32 (a test may wrap it). */
+irq_handler_t get_irq_handler(unsigned int vector);
 
 /* The NMI entry point, set by arch/x86_64/nmi.c. */
 extern void (*nmi_entry_handler)(struct pt_regs *regs);

@@ -70,6 +70,12 @@ void set_irq_handler(unsigned int vector, irq_handler_t handler)
 	irq_handlers[vector] = handler;
 }
 
+irq_handler_t get_irq_handler(unsigned int vector)
+{
+	BUG_ON(vector < NR_EXCEPTION_VECTORS || vector > 255);
+	return irq_handlers[vector];
+}
+
 void show_regs(const struct pt_regs *r)
 {
 	char sym[96];

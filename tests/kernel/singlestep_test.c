@@ -58,6 +58,7 @@
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
+#include "../../arch/x86_64/apic.h"
 #include "../../arch/x86_64/cpu.h"
 #include "../../arch/x86_64/interrupts.h"
 #include "../../kernel/backtrace.h"
@@ -66,6 +67,7 @@
 
 #define KMALLOC_PATH_SIZE  64      /* kmalloc-64 for the kmalloc paths */
 #define CACHE_OBJECT_SIZE  48      /* the private cache's objects */
+#define CACHE_SHEAF_CAPACITY 16    /* small: its refill is short */
 #define POOL_EXTRA         4       /* objects beyond a sheaf's capacity */
 #define POOL_MAX           (2 * SHEAF_CAPACITY_LIMIT + POOL_EXTRA)
 #define SHEAF_CAPACITY_LIMIT 256   /* more than any default capacity */
@@ -133,6 +135,7 @@ struct run_ctx {
 	void *got_object;            /* allocated by the action */
 	struct page *got_page;       /* allocated by the action */
 	bool victim_freed, victim_page_freed;
+	unsigned long sheaf_frees;   /* SHEAF_FREE when the flush started */
 	struct kmem_cache *tracked[NR_TRACKED_CACHES];
 	long baseline[NR_TRACKED_CACHES]; /* in use by others */
 	unsigned long warns, reports;
@@ -151,7 +154,9 @@ static struct {
 	bool acted;                  /* the action ran */
 	bool irqs_were_off;          /* IRQ-type action not possible there */
 	bool runaway;
-	unsigned int unexpected;     /* #DBs not ours (not armed, not BS) */
+	bool in_handler;             /* a #DB inside it: the action was traced */
+	unsigned int unexpected;     /* #DBs not ours (not armed, not BS, nested) */
+	unsigned int irqs_off_steps; /* steps that stopped with IF clear */
 	unsigned long rip[SLOW_PATH_MAX_STEPS]; /* where each step stopped */
 } ss;
 
@@ -194,20 +199,78 @@ static void action_irq(struct run_ctx *c)
 }
 
 /*
- * A flush IPI runs flush_cpu_sheaves() in IRQ context; flush_all_sheaves()
- * is that plus the other CPUs and the barn.  on_each_cpu() needs IRQs on
- * to wait for the other CPUs, as the IPI handler of a real flush would
- * have them off only on this CPU; we turn them on inside the handler.
+ * A flush: another CPU (FLUSHER_CPU) runs kmem_cache_shrink()'s part,
+ * flush_all_sheaves(), and its IPI lands here, at the point.  The handler
+ * asks the flusher to start (a call to that CPU, which drops its IRQ
+ * nesting and turns IRQs on, as a task would be) and waits, with IRQs on,
+ * until the flusher's IPI to this CPU has been handled once (counted by a
+ * wrapper around the call-function vector's handler).  Then the traced
+ * code goes on; whatever the flusher does next (another IPI, a retry) lands
+ * wherever it lands, and the run waits for the flusher to finish before
+ * its checks, which add one: the flush did take this CPU's sheaves (it
+ * freed at least one: SHEAF_FREE moved).  Only with a second CPU: with one CPU a flush runs in task
+ * context on this CPU and cannot land inside the fast path.
  */
-static void action_flush(struct run_ctx *c)
+#define FLUSHER_CPU    1
+#define FLUSH_WAIT_US  2000000
+
+static unsigned long call_ipis[NR_CPUS];   /* call-function IPIs handled */
+static irq_handler_t call_ipi_handler;     /* the handler we wrap */
+static bool flusher_done;
+static bool flush_ipi_missed;
+
+static void counting_call_ipi(struct pt_regs *regs)
+{
+	call_ipi_handler(regs);
+	__atomic_fetch_add(&call_ipis[smp_processor_id()], 1, __ATOMIC_RELEASE);
+}
+
+/* On FLUSHER_CPU, from a call-function IPI: the flush, as a task would
+ * run it (IRQs on, not in IRQ context). */
+static void remote_flush(void *info)
 {
 	struct percpu *pc = this_cpu();
 
-	pc->irq_nesting++;
-	local_irq_enable();
-	flush_all_sheaves(c->s);
-	local_irq_disable();
 	pc->irq_nesting--;
+	local_irq_enable();
+	flush_all_sheaves(info);
+	local_irq_disable();
+	pc->irq_nesting++;
+	__atomic_store_n(&flusher_done, true, __ATOMIC_RELEASE);
+}
+
+static bool wait_for_flusher(void)
+{
+	u64 end = rdtsc() + us_to_tsc(FLUSH_WAIT_US);
+
+	while (!__atomic_load_n(&flusher_done, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void action_flush(struct run_ctx *c)
+{
+	unsigned int me = smp_processor_id();
+	unsigned long seen = __atomic_load_n(&call_ipis[me], __ATOMIC_ACQUIRE);
+	u64 end;
+
+	__atomic_store_n(&flusher_done, false, __ATOMIC_RELEASE);
+	c->sheaf_frees = slab_stat_sum(c->s, SHEAF_FREE);
+	local_irq_enable();
+	smp_call_function_single(FLUSHER_CPU, remote_flush, c->s, false);
+	end = rdtsc() + us_to_tsc(FLUSH_WAIT_US);
+	while (__atomic_load_n(&call_ipis[me], __ATOMIC_ACQUIRE) == seen &&
+	       !__atomic_load_n(&flusher_done, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end) {
+			flush_ipi_missed = true;
+			break;
+		}
+		cpu_relax();
+	}
+	local_irq_disable();
 }
 
 static void singlestep_db_handler(struct pt_regs *regs)
@@ -216,12 +279,14 @@ static void singlestep_db_handler(struct pt_regs *regs)
 	unsigned int step;
 
 	write_dr6(DR6_RESET);
-	if (!ss.armed || !(dr6 & DR6_BS)) {
+	if (!ss.armed || !(dr6 & DR6_BS) || ss.in_handler) {
 		ss.unexpected++;
 		regs->rflags &= ~RFLAGS_TF;
 		return;
 	}
 	step = ss.steps++;
+	if (!(regs->rflags & RFLAGS_IF))
+		ss.irqs_off_steps++;
 	if (step >= MAX_TRACED_STEPS) {
 		ss.runaway = true;
 		regs->rflags &= ~RFLAGS_TF;
@@ -238,6 +303,7 @@ static void singlestep_db_handler(struct pt_regs *regs)
 		ss.irqs_were_off = true;   /* no IRQ or IPI can land here */
 		return;
 	}
+	ss.in_handler = true;
 	switch (ss.action) {
 	case ACT_NMI:
 		action_nmi(ss.ctx);
@@ -249,9 +315,10 @@ static void singlestep_db_handler(struct pt_regs *regs)
 		action_flush(ss.ctx);
 		break;
 	case ACT_NONE:
-		return;
+		break;
 	}
-	ss.acted = true;
+	ss.in_handler = false;
+	ss.acted = ss.action != ACT_NONE;
 }
 
 /* ---- tracing one call ---- */
@@ -810,10 +877,22 @@ static unsigned int run_once(struct kunit *test, enum fast_path fp,
 	ss.acted_step = -1;
 	ss.action = act;
 	ss.ctx = &run;
-	ss.acted = ss.irqs_were_off = ss.runaway = false;
-	ss.unexpected = 0;
+	ss.acted = ss.irqs_were_off = ss.runaway = ss.in_handler = false;
+	ss.unexpected = ss.irqs_off_steps = 0;
 	traced_call(&run);
-	bad = check_run(&run);
+	bad = NULL;
+	if (act == ACT_FLUSH && ss.acted && !wait_for_flusher())
+		bad = "the flusher never finished";
+	/* This CPU had real sheaves (every state has): a flush that took
+	 * them flushed and freed at least one. */
+	if (!bad && act == ACT_FLUSH && ss.acted &&
+	    slab_stat_sum(run.s, SHEAF_FREE) == run.sheaf_frees)
+		bad = "the flush left this CPU's sheaves (the cache did not shrink)";
+	if (flush_ipi_missed)
+		bad = "the flush IPI never reached this CPU";
+	flush_ipi_missed = false;
+	if (!bad)
+		bad = check_run(&run);
 	if (!bad && !finish_run(&run))
 		bad = "objects in use did not come back after freeing all";
 	if (bad && (*reported)++ < MAX_REPORTS) {
@@ -907,6 +986,22 @@ static unsigned int choose_points(unsigned int n)
 	return nr;
 }
 
+/*
+ * The refill states trace thousands of instructions each (kmalloc-64
+ * refills 60 objects) and nothing in them depends on how many CPUs there
+ * are: they run in the one-CPU boot of make test only.  A flush costs IPI
+ * round trips between two CPUs spinning under TCG (milliseconds a run on
+ * a loaded host), so it runs in the edge state (the fast path's whole lock
+ * window; warm runs the same instructions) and the swap state (its first
+ * slow step) only.
+ */
+static bool state_runs_here(enum main_state st, enum ss_action act)
+{
+	if (act == ACT_FLUSH)
+		return st == MAIN_EDGE || st == MAIN_SWAP;
+	return st != MAIN_REFILL || nr_cpu_ids == 1;
+}
+
 static void sweep_action(struct kunit *test, enum ss_action act)
 {
 	unsigned long before = triples[act];
@@ -914,9 +1009,12 @@ static void sweep_action(struct kunit *test, enum ss_action act)
 
 	for (fp = 0; fp < NR_FAST_PATHS; fp++) {
 		for (st = 0; st < NR_MAIN_STATES; st++) {
-			unsigned int n = count_steps(test, fp, st);
-			unsigned int nr = choose_points(n);
-			unsigned int reported = 0;
+			unsigned int n, nr, reported = 0;
+
+			if (!state_runs_here(st, act))
+				continue;
+			n = count_steps(test, fp, st);
+			nr = choose_points(n);
 
 			for (i = 0; i < nr; i++)
 				run_once(test, fp, st, act, &points[i],
@@ -959,16 +1057,32 @@ static void singlestep_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), pages_before);
 }
 
-/* The step counts themselves: each fast path is a short straight line. */
+/*
+ * The step counts themselves: each fast path is a short straight line
+ * with IRQs on throughout; a swap or refill turns IRQs off (CLI under
+ * local_irq_save()) and on again (STI), and tracing must go on through
+ * both: some steps stop with IF clear, and not all.
+ */
 static void singlestep_count(struct kunit *test)
 {
-	unsigned int fp, st;
+	unsigned int fp, st, n;
 
-	for (fp = 0; fp < NR_FAST_PATHS; fp++)
-		for (st = 0; st < NR_MAIN_STATES; st++)
-			kunit_info(test, "%s/%s: %u instructions traced",
-				   paths[fp].name, main_state_names[st],
-				   count_steps(test, fp, st));
+	for (fp = 0; fp < NR_FAST_PATHS; fp++) {
+		for (st = 0; st < NR_MAIN_STATES; st++) {
+			if (!state_runs_here(st, ACT_NONE))
+				continue;
+			n = count_steps(test, fp, st);
+			kunit_info(test, "%s/%s: %u instructions traced, %u with IRQs off",
+				   paths[fp].name, main_state_names[st], n,
+				   ss.irqs_off_steps);
+			if (st == MAIN_EDGE || st == MAIN_WARM) {
+				KUNIT_EXPECT_EQ(test, ss.irqs_off_steps, 0);
+			} else {
+				KUNIT_EXPECT_GT(test, ss.irqs_off_steps, 0);
+				KUNIT_EXPECT_LT(test, ss.irqs_off_steps, n);
+			}
+		}
+	}
 }
 
 static void singlestep_nmi(struct kunit *test)
@@ -983,7 +1097,13 @@ static void singlestep_irq(struct kunit *test)
 
 static void singlestep_flush(struct kunit *test)
 {
+	if (nr_cpu_ids <= FLUSHER_CPU ||
+	    !READ_ONCE(percpu_areas[FLUSHER_CPU].online))
+		kunit_skip(test, "a remote flush needs a second CPU");
+	call_ipi_handler = get_irq_handler(CALL_FUNCTION_SINGLE_VECTOR);
+	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, counting_call_ipi);
 	sweep_action(test, ACT_FLUSH);
+	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, call_ipi_handler);
 	kunit_info(test, "total: %lu (path, instruction, action) triples",
 		   triples[ACT_NMI] + triples[ACT_IRQ] + triples[ACT_FLUSH]);
 }
@@ -991,8 +1111,12 @@ static void singlestep_flush(struct kunit *test)
 static int singlestep_suite_init(struct kunit_suite *suite)
 {
 	(void)suite;
-	test_cache = kmem_cache_create("singlestep", CACHE_OBJECT_SIZE, 0, 0,
-				       NULL);
+	struct kmem_cache_args args = {
+		.sheaf_capacity = CACHE_SHEAF_CAPACITY,
+	};
+
+	test_cache = kmem_cache_create_args("singlestep", CACHE_OBJECT_SIZE,
+					    &args, 0);
 	if (!test_cache)
 		return -1;
 	debug_exception_handler = singlestep_db_handler;
