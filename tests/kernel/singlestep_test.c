@@ -1,6 +1,6 @@
 /*
- * singlestep_test.c - an NMI, an IRQ or a flush at every instruction of the
- * inline sheaf fast paths, by single-stepping them.
+ * singlestep_test.c - an NMI, an IRQ or another CPU's flush at every
+ * instruction of the inline sheaf fast paths, by single-stepping them.
  *
  * The fast paths (mm/slab_internal.h: __pcs_alloc_fast(), pcs_free_fast(),
  * inlined into kmalloc(), kfree(), kmem_cache_alloc(), kmem_cache_free(),
@@ -10,9 +10,11 @@
  * consistent state.  A storm only samples those points; here we visit each:
  *
  *   1. count: set RFLAGS.TF around one call of the path.  The CPU raises
- *      #DB (vector 1) after every instruction; our handler counts them: N.
- *   2. for k = 0 .. N-1, the same setup and the same call again, and at the
- *      k-th #DB (after instruction k of the traced code, before k+1) the
+ *      #DB (vector 1) after every instruction; our handler records where
+ *      each one stopped: N steps.
+ *   2. for each step k, the same setup and the same call again, and at
+ *      that point (the address the k-th step stopped at, reached for the
+ *      same time; so a callee deep in a slow path may vary in length) the
  *      handler runs the interrupting action, as if it had landed there:
  *        nmi    nmi_nesting raised (in_nmi() true, as arch/x86_64/nmi.c does)
  *               kmalloc_nolock() + kfree_nolock() on the same cache or
@@ -20,36 +22,44 @@
  *        irq    irq_nesting raised (in_irq() true), only where the traced
  *               code has IF set: kmalloc()/kmem_cache_alloc() + kfree()/
  *               kmem_cache_free() on the same cache, a page alloc + free;
- *        flush  what a flush IPI from another CPU runs here (IRQ context,
- *               only where IF is set): flush_all_sheaves() of the cache.
- *      Then the handler returns and the call goes on, traced to its end
- *      (through a slow path, if the action made the fast one fail).
+ *        flush  only where IF is set, with a second CPU: CPU 1 runs
+ *               flush_all_sheaves() of the cache (kmem_cache_shrink()'s
+ *               part) and its IPI lands here, at the point.
+ *      Then tracing stops (TF cleared in the frame) and the call runs on
+ *      at full speed to its end, through a slow path if the action made
+ *      the fast one fail.
  *   3. after each run: the call's result is a valid object of the cache,
  *      no object is handed out twice (every object the test holds is
  *      distinct and in no sheaf; no sheaf holds one object twice), the
  *      sheaf and barn invariants hold (main != NULL, size <= capacity, the
  *      lock flag free, the bootstrap sheaf empty and in no barn), no WARN
- *      and no slab report, and the cache's objects in use match exactly
- *      what the test holds, before and after freeing everything.  At the
- *      end of each case the free page count is back where it started.
- * Each path runs with main nearly empty/full ("edge": the action can tip
- * it over) and half full ("warm").  The number of (path, instruction,
- * action) triples run is printed: docs/any-context.md quotes it.
+ *      and no slab report, a flush took this CPU's sheaves, and the
+ *      cache's objects in use match exactly what the test holds, before
+ *      and after freeing everything.  At the end of each case the free
+ *      page count is back where it started.
+ * Each path runs in four states of the CPU's sheaves (enum main_state):
+ * edge, warm, swap (main and spare swapped under the lock) and refill
+ * (the lock dropped to make a sheaf: thousands of instructions, so below
+ * the sheaf layer one step in SAMPLE_STRIDE is a point).  The number of
+ * (path, instruction, action) triples run is printed: docs/any-context.md
+ * quotes it.
  *
  * Tracing mechanics (arch/x86_64/traps.c, debug_exception_handler): #DB
  * has no IST stack, so its frame lands below the traced code's RSP (no red
  * zone in the kernel) and the action runs on that stack.  Exception entry
- * clears TF and IF, so the action itself is not traced; IRETQ restores
- * TF.  PUSHF/POPF inside the traced code save and restore TF with the
- * rest of RFLAGS, and CLI/STI do not touch it, so local_irq_save() in a
- * slow path keeps tracing; the IF bit the handler sees in the saved RFLAGS
- * tells whether an IRQ could land there.  DR6 is cleared on every #DB (the
- * CPU never clears it).  A run that traces more than MAX_TRACED_STEPS
- * instructions is stopped (TF cleared in the frame) and fails.  Timer and
- * irq_work interrupts that arrive while tracing are taken normally (their
- * gate clears TF), so N does not depend on the host's speed.
+ * clears TF and IF, so the action itself is not traced (a #DB inside the
+ * handler would be counted as unexpected and fail the run); IRETQ
+ * restores TF.  PUSHF in the traced code saves TF with the rest of RFLAGS
+ * (and a POPF would restore it), CLI/STI do not touch it, so
+ * local_irq_save() in a slow path keeps tracing (singlestep_count checks
+ * that some steps ran with IF clear, and not all); the IF bit in the saved
+ * RFLAGS tells whether an IRQ could land there.  DR6 is cleared on every
+ * #DB (the CPU never clears it).  A run that traces more than
+ * MAX_TRACED_STEPS instructions is stopped and fails.  Timer and irq_work
+ * interrupts that arrive while tracing are taken normally (their gate
+ * clears TF), so N does not depend on the host's speed.
  *
- * Works under TCG (QEMU's default -cpu max) and KVM alike.
+ * Verified under TCG (QEMU's default -cpu max); nothing here is TCG-only.
  */
 #include <irqflags.h>
 #include <kernel.h>
@@ -1076,6 +1086,43 @@ static void singlestep_exit(struct kunit *test)
 }
 
 /*
+ * The tracer on a known sequence: PUSHF, CLI, NOP, POPF (IF and TF back
+ * from the stack), NOP.  Every instruction after the POPF that set TF is
+ * a step, the two that start with IF clear show it, and the POPF in the
+ * middle does not end tracing (the NOP after it and our own clearing
+ * sequence are still steps: 8 in all under TCG, the trap after the
+ * POPF that clears TF included).
+ */
+#define TRACER_SEQUENCE_STEPS 5   /* pushf, cli, nop, popf, nop */
+#define TRACER_IRQS_OFF_STEPS 2   /* stopped before the nop, the popf */
+
+static __noinline unsigned int trace_known_sequence(void)
+{
+	ss.steps = ss.irqs_off_steps = ss.unexpected = 0;
+	ss.act_occ = 0;
+	ss.armed = true;
+	trace_flag_set();
+	__asm__ __volatile__("pushfq\n\tcli\n\tnop\n\tpopfq\n\tnop"
+			     : : : "memory", "cc");
+	trace_flag_clear();
+	ss.armed = false;
+	return ss.steps;
+}
+
+static void singlestep_tracer(struct kunit *test)
+{
+	unsigned int steps = trace_known_sequence();
+
+	kunit_info(test, "known sequence: %u steps, %u with IRQs off",
+		   steps, ss.irqs_off_steps);
+	KUNIT_EXPECT_GE(test, steps, TRACER_SEQUENCE_STEPS);
+	KUNIT_EXPECT_EQ(test, ss.irqs_off_steps, TRACER_IRQS_OFF_STEPS);
+	KUNIT_EXPECT_EQ(test, ss.unexpected, 0);
+	KUNIT_EXPECT_FALSE(test, read_rflags() & RFLAGS_TF);
+	KUNIT_EXPECT_EQ(test, trace_known_sequence(), steps);
+}
+
+/*
  * The step counts themselves: each fast path is a short straight line
  * with IRQs on throughout; a swap or refill turns IRQs off (CLI under
  * local_irq_save()) and on again (STI), and tracing must go on through
@@ -1150,6 +1197,7 @@ static void singlestep_suite_exit(struct kunit_suite *suite)
 }
 
 static struct kunit_case singlestep_cases[] = {
+	KUNIT_CASE(singlestep_tracer),
 	KUNIT_CASE(singlestep_count),
 	KUNIT_CASE(singlestep_nmi),
 	KUNIT_CASE(singlestep_irq),
