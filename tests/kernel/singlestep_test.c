@@ -18,7 +18,9 @@
  *      handler runs the interrupting action, as if it had landed there:
  *        nmi    nmi_nesting raised (in_nmi() true, as arch/x86_64/nmi.c does)
  *               kmalloc_nolock() + kfree_nolock() on the same cache or
- *               size class, try_alloc_pages() + free_pages_nolock();
+ *               size class (kmem_cache_free() for the private cache: in
+ *               an NMI it takes the nolock path by itself),
+ *               try_alloc_pages() + free_pages_nolock();
  *        irq    irq_nesting raised (in_irq() true), only where the traced
  *               code has IF set: kmalloc()/kmem_cache_alloc() + kfree()/
  *               kmem_cache_free() on the same cache, a page alloc + free;
@@ -183,7 +185,11 @@ static void action_nmi(struct run_ctx *c)
 
 	pc->nmi_nesting++;
 	c->got_object = kmalloc_nolock(c->size, 0, NUMA_NO_NODE);
-	kfree_nolock(c->victim);
+	/* kmem_cache_free() in NMI context takes the nolock path itself. */
+	if (paths[c->fp].private_cache)
+		kmem_cache_free(c->s, c->victim);
+	else
+		kfree_nolock(c->victim);
 	c->victim_freed = true;
 	c->got_page = try_alloc_pages(0, 0);
 	free_pages_nolock(c->victim_page, 0);
