@@ -81,7 +81,7 @@
 #define KMALLOC_PATH_SIZE  64      /* kmalloc-64 for the kmalloc paths */
 #define CACHE_OBJECT_SIZE  48      /* the private cache's objects */
 #define CACHE_SHEAF_CAPACITY 16    /* small: its refill is short */
-#define POOL_EXTRA         4       /* objects beyond a sheaf's capacity */
+#define POOL_EXTRA         6       /* objects beyond a sheaf's capacity */
 #define POOL_MAX           (2 * SHEAF_CAPACITY_LIMIT + POOL_EXTRA)
 #define SHEAF_CAPACITY_LIMIT 256   /* more than any default capacity */
 #define FAST_PATH_MAX_STEPS 400    /* a fast path is a few dozen
@@ -92,6 +92,15 @@
 #define DEFERRED_WAIT_US   1000000
 #define MAX_REPORTS        6       /* failing runs printed per sweep */
 #define NR_TRACKED_CACHES  3
+/*
+ * The action frees NR_VICTIMS objects of the cache and allocates one: a
+ * net change of the sheaf's size, so a fast path that loses an update
+ * (a store of size from a stale register) is seen.  An alloc and a free
+ * alone would cancel out.  Pool slots below POOL_RESERVED hold the
+ * victims and the object the traced call frees.
+ */
+#define NR_VICTIMS         2
+#define POOL_RESERVED      (NR_VICTIMS + 1)
 
 enum fast_path {
 	FP_KMALLOC,
@@ -141,13 +150,13 @@ struct run_ctx {
 	size_t size;                 /* its object size */
 	void *pool[POOL_MAX];        /* objects the test holds (NULL: none) */
 	unsigned int nr_pool;
-	void *victim;                /* freed by the action */
+	void *victim[NR_VICTIMS];    /* freed by the action */
 	struct page *victim_page;    /* freed by the action */
 	void *to_free;               /* freed by the traced call (free paths) */
 	void *result;                /* returned by the traced call */
 	void *got_object;            /* allocated by the action */
 	struct page *got_page;       /* allocated by the action */
-	bool victim_freed, victim_page_freed;
+	bool victims_freed, victim_page_freed;
 	unsigned long sheaf_frees;   /* SHEAF_FREE when the flush started */
 	unsigned long alloc_busy;    /* this CPU's obj_alloc_busy before */
 	struct kmem_cache *tracked[NR_TRACKED_CACHES];
@@ -182,15 +191,18 @@ static unsigned long triples[4];    /* per action, all cases this boot */
 static void action_nmi(struct run_ctx *c)
 {
 	struct percpu *pc = this_cpu();
+	unsigned int i;
 
 	pc->nmi_nesting++;
 	c->got_object = kmalloc_nolock(c->size, 0, NUMA_NO_NODE);
 	/* kmem_cache_free() in NMI context takes the nolock path itself. */
-	if (paths[c->fp].private_cache)
-		kmem_cache_free(c->s, c->victim);
-	else
-		kfree_nolock(c->victim);
-	c->victim_freed = true;
+	for (i = 0; i < NR_VICTIMS; i++) {
+		if (paths[c->fp].private_cache)
+			kmem_cache_free(c->s, c->victim[i]);
+		else
+			kfree_nolock(c->victim[i]);
+	}
+	c->victims_freed = true;
 	c->got_page = try_alloc_pages(0, 0);
 	free_pages_nolock(c->victim_page, 0);
 	c->victim_page_freed = true;
@@ -200,16 +212,19 @@ static void action_nmi(struct run_ctx *c)
 static void action_irq(struct run_ctx *c)
 {
 	struct percpu *pc = this_cpu();
+	unsigned int i;
 
 	pc->irq_nesting++;
 	if (paths[c->fp].private_cache) {
 		c->got_object = kmem_cache_alloc(c->s, GFP_ATOMIC);
-		kmem_cache_free(c->s, c->victim);
+		for (i = 0; i < NR_VICTIMS; i++)
+			kmem_cache_free(c->s, c->victim[i]);
 	} else {
 		c->got_object = kmalloc(c->size, GFP_ATOMIC);
-		kfree(c->victim);
+		for (i = 0; i < NR_VICTIMS; i++)
+			kfree(c->victim[i]);
 	}
-	c->victim_freed = true;
+	c->victims_freed = true;
 	c->got_page = alloc_pages(GFP_ATOMIC, 0);
 	__free_pages(c->victim_page, 0);
 	c->victim_page_freed = true;
@@ -577,8 +592,8 @@ static unsigned int held_objects(struct run_ctx *c, void **out)
 	for (i = 0; i < c->nr_pool; i++)
 		if (c->pool[i])
 			out[n++] = c->pool[i];
-	if (!c->victim_freed)
-		out[n++] = c->victim;
+	for (i = 0; i < NR_VICTIMS && !c->victims_freed; i++)
+		out[n++] = c->victim[i];
 	if (c->to_free)
 		out[n++] = c->to_free;
 	if (c->result)
@@ -710,13 +725,12 @@ static bool pool_take_one(struct run_ctx *c)
 	return false;
 }
 
-/* Free the last held pool object (slots 0 and 1 are kept for the victim
- * and the object the traced call frees). */
+/* Free the last held pool object (not a reserved slot). */
 static bool pool_free_one(struct run_ctx *c)
 {
 	unsigned int i;
 
-	for (i = c->nr_pool; i-- > 2;) {
+	for (i = c->nr_pool; i-- > POOL_RESERVED;) {
 		if (!c->pool[i])
 			continue;
 		path_free(c, c->pool[i]);
@@ -808,7 +822,7 @@ static bool prepare_run(struct run_ctx *c, enum fast_path fp,
 	}
 	kmem_cache_shrink(c->s);
 	target = target_main_size(c, st);
-	for (i = c->nr_pool; i-- > 2 && main_size(c->s) < target;) {
+	for (i = c->nr_pool; i-- > POOL_RESERVED && main_size(c->s) < target;) {
 		path_free(c, c->pool[i]);
 		c->pool[i] = NULL;
 	}
@@ -816,14 +830,16 @@ static bool prepare_run(struct run_ctx *c, enum fast_path fp,
 		return false;
 	if ((st == MAIN_SWAP || st == MAIN_REFILL) && !prepare_slow_state(c, st))
 		return false;
-	c->victim = c->pool[0];
-	c->pool[0] = NULL;
+	for (i = 0; i < NR_VICTIMS; i++) {
+		c->victim[i] = c->pool[i];
+		c->pool[i] = NULL;
+	}
 	if (!paths[fp].alloc) {
-		c->to_free = c->pool[1];
-		c->pool[1] = NULL;
+		c->to_free = c->pool[NR_VICTIMS];
+		c->pool[NR_VICTIMS] = NULL;
 	}
 	c->victim_page = alloc_pages(GFP_KERNEL, 0);
-	if (!c->victim || !c->victim_page ||
+	if (!c->victim[NR_VICTIMS - 1] || !c->victim_page ||
 	    !wait_for_deferred_frees())
 		return false;
 
@@ -851,8 +867,9 @@ static bool finish_run(struct run_ctx *c)
 	for (i = 0; i < c->nr_pool; i++)
 		if (c->pool[i])
 			path_free(c, c->pool[i]);
-	if (!c->victim_freed && c->victim)
-		path_free(c, c->victim);
+	for (i = 0; i < NR_VICTIMS && !c->victims_freed; i++)
+		if (c->victim[i])
+			path_free(c, c->victim[i]);
 	if (c->to_free)
 		path_free(c, c->to_free);
 	if (c->result)
