@@ -171,11 +171,9 @@ static struct {
 	unsigned long act_rip;       /* act at the act_occ-th time the traced */
 	unsigned int act_occ;        /* code is about to run act_rip; 0: never */
 	unsigned int occ_seen;
-	long acted_step;             /* the step it acted at */
 	enum ss_action action;
 	struct run_ctx *ctx;
 	bool acted;                  /* the action ran */
-	bool irqs_were_off;          /* IRQ-type action not possible there */
 	bool runaway;
 	bool in_handler;             /* a #DB inside it: the action was traced */
 	unsigned int unexpected;     /* #DBs not ours (not armed, not BS, nested) */
@@ -329,13 +327,10 @@ static void singlestep_db_handler(struct pt_regs *regs)
 		ss.rip[step] = regs->rip;
 	if (regs->rip != ss.act_rip || ++ss.occ_seen != ss.act_occ)
 		return;
-	ss.acted_step = step;
 	/* The rest of the call runs at full speed: nothing more to see. */
 	regs->rflags &= ~RFLAGS_TF;
-	if (ss.action != ACT_NMI && !(regs->rflags & RFLAGS_IF)) {
-		ss.irqs_were_off = true;   /* no IRQ or IPI can land here */
-		return;
-	}
+	if (ss.action != ACT_NMI && !(regs->rflags & RFLAGS_IF))
+		return;   /* no IRQ or IPI can land here: not a triple */
 	ss.in_handler = true;
 	switch (ss.action) {
 	case ACT_NMI:
@@ -925,10 +920,9 @@ static unsigned int run_once(struct kunit *test, enum fast_path fp,
 	ss.act_rip = pt->rip;
 	ss.act_occ = pt->occ;
 	ss.occ_seen = 0;
-	ss.acted_step = -1;
 	ss.action = act;
 	ss.ctx = &run;
-	ss.acted = ss.irqs_were_off = ss.runaway = ss.in_handler = false;
+	ss.acted = ss.runaway = ss.in_handler = false;
 	ss.unexpected = ss.irqs_off_steps = 0;
 	traced_call(&run);
 	bad = NULL;
