@@ -131,7 +131,11 @@ unsigned long node_nr_free_pages(int nid);
 unsigned long zone_nr_free_pages(const struct zone *zone);
 unsigned long zone_pcp_count(const struct zone *zone);
 
-/* Bad frees reported so far (double free, wrong order, not allocated). */
+/*
+ * Bad frees reported so far (double free, wrong order, not allocated).
+ * These report counters are bumped with atomic adds: any CPU, and an NMI
+ * in free_pages_nolock() or try_alloc_pages(), may count at once.
+ */
 extern unsigned long nr_bad_page_frees;
 
 /*

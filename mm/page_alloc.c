@@ -473,7 +473,7 @@ static void check_page_poison(struct page *page, unsigned int order)
 	for (i = 0; i < n; i++) {
 		if (likely(p[i] == PAGE_POISON))
 			continue;
-		nr_page_poison_reports++;
+		__atomic_fetch_add(&nr_page_poison_reports, 1, __ATOMIC_RELAXED);
 		kunit_print_report(LOGLEVEL_ERR, "BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed",
 				   page_to_pfn(page), order, i, p[i],
 				   PAGE_POISON);
@@ -541,7 +541,7 @@ static void warn_alloc(int nid, gfp_t gfp, unsigned int order)
 {
 	if (gfp & __GFP_NOWARN)
 		return;
-	nr_alloc_fail_warnings++;
+	__atomic_fetch_add(&nr_alloc_fail_warnings, 1, __ATOMIC_RELAXED);
 	pr_warn("page allocation failure: order:%u, gfp:%#x, node:%d, %lu pages free\n",
 		order, gfp, nid, nr_free_pages());
 }
@@ -626,7 +626,7 @@ struct page *try_alloc_pages(int nid, unsigned int order)
 static void bad_page_free(unsigned long pfn, unsigned int order,
 			  unsigned long caller, const char *why)
 {
-	nr_bad_page_frees++;
+	__atomic_fetch_add(&nr_bad_page_frees, 1, __ATOMIC_RELAXED);
 	kunit_print_report(LOGLEVEL_ERR, "BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored",
 			   pfn, order, (void *)caller, why);
 }

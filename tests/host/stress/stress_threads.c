@@ -50,10 +50,12 @@
  * memset or an atomic built-in; TSan's value is the race reports between
  * threads; tsan_options.c holds the proven-benign suppressions).
  *
- * Two more cases: stress_pcp_disable_while_allocating switches a zone's
- * per-CPU lists off and on while other threads allocate, and
+ * Three more cases: stress_pcp_disable_while_allocating switches a zone's
+ * per-CPU lists off and on while other threads allocate,
  * stress_free_beside_half_listed_neighbour freezes defect 3 of issue 10
- * (a correct free refused because a neighbour was half way onto a list).
+ * (a correct free refused because a neighbour was half way onto a list),
+ * and stress_reports_counted_from_threads has every CPU report bad frees
+ * and failed allocations at once (each must be counted).
  *
  * Nothing here calls kmem_cache_shrink()/destroy() while the workers run:
  * they flush with on_each_cpu(), which the host runs by switching the
@@ -881,7 +883,67 @@ static void stress_pcp_disable_while_allocating(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
 }
 
+
+/*
+ * The page allocator's report counters from several CPUs at once: every
+ * bad free and every reported allocation failure must be counted, also
+ * when two CPUs (or a CPU and its NMI: free_pages_nolock() reports too)
+ * count at the same instant.  A plain `++` loses increments there; under
+ * ThreadSanitizer it is reported as a race at once.  The bad free used
+ * (an order above MAX_ORDER) and the failed allocation (likewise) touch
+ * no allocator state, so the threads need nothing else.
+ */
+#define REPORTS_PER_CPU 64
+
+static struct page *report_page;
+static unsigned long report_surprises;   /* allocations that succeeded */
+
+static void *report_worker(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int i;
+
+	host_cpu_id = w->cpu;
+	for (i = 0; i < REPORTS_PER_CPU; i++) {
+		__free_pages(report_page, MAX_ORDER + 1);
+		if (alloc_pages(GFP_KERNEL, MAX_ORDER + 1))
+			__atomic_fetch_add(&report_surprises, 1,
+					   __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void stress_reports_counted_from_threads(struct kunit *test)
+{
+	unsigned long bad = nr_bad_page_frees;
+	unsigned long warned = nr_alloc_fail_warnings;
+	unsigned int i;
+
+	report_page = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, report_page);
+	kunit_expect_report(test, "order above MAX_ORDER");
+	for (i = 0; i < STRESS_CPUS; i++) {
+		workers[i].cpu = i;
+		KUNIT_ASSERT_EQ(test, pthread_create(&workers[i].thread, NULL,
+						     report_worker,
+						     &workers[i]), 0);
+	}
+	for (i = 0; i < STRESS_CPUS; i++)
+		pthread_join(workers[i].thread, NULL);
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_EQ(test, report_surprises, 0ul);
+	KUNIT_EXPECT_EQ(test, nr_bad_page_frees - bad,
+			(unsigned long)STRESS_CPUS * REPORTS_PER_CPU);
+	KUNIT_EXPECT_EQ(test, nr_alloc_fail_warnings - warned,
+			(unsigned long)STRESS_CPUS * REPORTS_PER_CPU);
+	__free_pages(report_page, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+}
+
 static struct kunit_case stress_cases[] = {
+	KUNIT_CASE(stress_reports_counted_from_threads),
 	KUNIT_CASE(stress_pcp_disable_while_allocating),
 	KUNIT_CASE(stress_free_beside_half_listed_neighbour),
 	KUNIT_CASE(stress_pages_threads_nmis),
