@@ -1435,3 +1435,21 @@ void slabinfo_show(void)
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }
+
+/* For mm/mm_check.c: a slab's freelist decoded, whatever the encoding. */
+void *slab_check_first_free(const struct kmem_cache *s, struct page *slab)
+{
+	return slab_freelist(s, slab);
+}
+
+void *slab_check_next_free(const struct kmem_cache *s, void *object)
+{
+	return get_freepointer(s, object);
+}
+
+/* For mm/mm_check.c: the newest object parked on cpu's deferred list. */
+void *slab_deferred_first(unsigned int cpu)
+{
+	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->first,
+			       __ATOMIC_ACQUIRE);
+}

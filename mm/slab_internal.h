@@ -293,6 +293,11 @@ unsigned long slab_deferred_frees(unsigned int cpu);
 void slab_deferred_flush_all(void);
 
 unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
+/* For mm/mm_check.c: walk a slab's freelist and the deferred lists (the
+ * links decoded as slab.c encodes them); quiescent callers only. */
+void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
+void *slab_check_next_free(const struct kmem_cache *s, void *object);
+void *slab_deferred_first(unsigned int cpu);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
 void slab_host_reset(void);
