@@ -65,6 +65,7 @@
  */
 #include <mm.h>
 #include <mmzone.h>
+#include <mm_points.h>
 #include <nolock_stats.h>
 #include <spinlock.h>
 #include <smp.h>
@@ -112,6 +113,7 @@ static void add_to_free_list_locked(struct page *page, struct zone *zone,
 				    unsigned int order)
 {
 	page->flags |= PG_buddy;
+	mm_point(MM_POINT_BUDDY_FLAG_SET, zone);
 	page->order = order;
 	list_add(&page->lru, &zone->free_area[order].free_list);
 	zone->free_area[order].nr_free++;
@@ -221,6 +223,7 @@ static void free_deferred_pages_locked(struct zone *zone)
 
 	lockdep_assert_held(&zone->lock);
 	n = llist_del_all(&zone->deferred_free);
+	mm_point(MM_POINT_PAGE_DEFERRED_TAKEN, zone);
 	while (n) {
 		/* Read the link first: the free reuses it as page->lru. */
 		struct llist_node *next = n->next;
@@ -241,6 +244,7 @@ static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
 	page->flags |= PG_pcp;
+	mm_point(MM_POINT_PCP_FLAG_SET, page_zone(page));
 	page->order = order;
 	list_add(&page->lru, &pcp->lists[order]);
 	pcp->count += 1 << order;
@@ -304,6 +308,7 @@ static void drain_zone_pcp(struct zone *zone, unsigned int cpu)
 
 	spin_lock_irqsave(&pcp->lock, flags);
 	spin_lock(&zone->lock);
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_pcppages_bulk_locked(zone, pcp->count, pcp);
 	free_deferred_pages_locked(zone);
 	spin_unlock(&zone->lock);
@@ -391,9 +396,12 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 
 	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
 		return NULL;
+	mm_point(MM_POINT_PCP_LOCKED, zone);
 	page = pcp_take_locked(pcp, order, false);
 	if (!page && lock_or_try(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
+
+		mm_point(MM_POINT_ZONE_LOCKED, zone);
 
 		free_deferred_pages_locked(zone);
 		rmqueue_bulk_locked(zone, order, blocks, pcp);
@@ -412,6 +420,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 
 	if (!lock_irqsave_or_try(&zone->lock, &flags, mode))
 		return NULL;
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_deferred_pages_locked(zone);
 	page = __rmqueue_smallest(zone, order);
 	spin_unlock_irqrestore(&zone->lock, flags);
@@ -667,6 +676,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 							 PAGE_ALLOC_ORDER_SHIFT)),
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
+	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		page->flags |= PG_poisoned;
@@ -681,9 +691,11 @@ static void free_to_pcp(struct zone *zone, struct page *page,
 	unsigned long flags;
 
 	spin_lock_irqsave(&pcp->lock, flags);
+	mm_point(MM_POINT_PCP_LOCKED, zone);
 	pcp_add_locked(pcp, page, order);
 	if (pcp->count > PCP_HIGH || !llist_empty(&zone->deferred_free)) {
 		spin_lock(&zone->lock);
+		mm_point(MM_POINT_ZONE_LOCKED, zone);
 		if (pcp->count > PCP_HIGH)
 			free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
 		free_deferred_pages_locked(zone);
@@ -698,6 +710,7 @@ static void free_to_buddy(struct zone *zone, struct page *page,
 	unsigned long flags;
 
 	spin_lock_irqsave(&zone->lock, flags);
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	__free_one_page(page, page_to_pfn(page), zone, order);
 	free_deferred_pages_locked(zone);
 	spin_unlock_irqrestore(&zone->lock, flags);
@@ -772,6 +785,7 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 	page->order = order;
 	page->flags |= PG_deferred;
 	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);
+	mm_point(MM_POINT_PAGE_DEFER_MARKED, zone);
 	llist_add(&page->llnode, &zone->deferred_free);
 }
 

@@ -52,23 +52,15 @@
  * visit that takes one sheaf and leaves one, so the barn's size stays
  * what it was.  When nothing works the caller goes to the slabs.
  *
- * slab_test_hook (NULL in production) lets a test stop the code at the
- * points where an NMI is most dangerous: half way through a swap, and
- * while the lock is dropped for a refill or for a new sheaf.
+ * mm_point() marks the interleaving points (include/mm_points.h): each
+ * place the sheaf lock is dropped and retaken, half way through a swap,
+ * the barn lock held; a test makes NMIs, IRQs and other CPUs land there.
  */
 #include <kernel.h>
 #include <string.h>
 #include "slab_internal.h"
 
 struct slab_sheaf bootstrap_sheaf;   /* capacity 0: see above */
-
-void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
-
-static inline void slab_hook(struct kmem_cache *s, enum slab_hook_point where)
-{
-	if (unlikely(slab_test_hook))
-		slab_test_hook(s, where);
-}
 
 /* Default capacity by object size: many small objects, few large ones. */
 static unsigned int default_sheaf_capacity(unsigned int object_size)
@@ -233,6 +225,7 @@ static struct slab_sheaf *barn_take_locked(struct node_barn *barn, bool full)
 static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
 {
 	lockdep_assert_held(&barn->lock);
+	mm_point(MM_POINT_BARN_LOCKED, sheaf->cache);
 	if (sheaf->size) {
 		list_add(&sheaf->barn_list, &barn->sheaves_full);
 		barn->nr_full++;
@@ -365,7 +358,7 @@ static void swap_main_spare_locked(struct kmem_cache *s,
 	struct slab_sheaf *tmp = pcs->main;
 
 	pcs->main = pcs->spare;
-	slab_hook(s, SLAB_HOOK_MID_SWAP);    /* main == spare here */
+	mm_point(MM_POINT_SHEAF_SWAP_MID, s);    /* main == spare here */
 	pcs->spare = tmp;
 	stat(s, SHEAF_SWAP);
 }
@@ -395,10 +388,11 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 
 	/* Refill without the lock: it walks slabs and may make new ones. */
 	local_unlock_irqrestore(&pcs->lock, *flags);
-	slab_hook(s, SLAB_HOOK_REFILL_UNLOCKED);
+	mm_point(MM_POINT_SHEAF_REFILL_UNLOCKED, s);
 	full = alloc_full_sheaf(s, gfp);
 	if (!full)
 		return NULL;
+	mm_point(MM_POINT_SHEAF_REFILL_DONE, s);
 	pcs = this_pcs(s);
 	if (!local_trylock_irqsave(&pcs->lock, *flags)) {
 		sheaf_flush_and_free(s, full);
@@ -430,6 +424,7 @@ void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return NULL;
+	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(!pcs->main->size)) {
 		pcs = pcs_replace_empty_main(s, pcs, gfp, &flags);
 		if (!pcs)
@@ -470,8 +465,9 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 	if (main == &bootstrap_sheaf || !pcs->spare ||
 	    barn_has_room_for_full(s)) {
 		local_unlock_irqrestore(&pcs->lock, *flags);
-		slab_hook(s, SLAB_HOOK_FREE_UNLOCKED);
+		mm_point(MM_POINT_SHEAF_FREE_UNLOCKED, s);
 		empty = alloc_empty_sheaf(s, GFP_NOWAIT, s->sheaf_capacity);
+		mm_point(MM_POINT_SHEAF_FREE_GOT_EMPTY, s);
 		pcs = this_pcs(s);
 		if (!local_trylock_irqsave(&pcs->lock, *flags)) {
 			if (empty)
@@ -516,6 +512,8 @@ push:
 	pcs->free_pcs++;
 	local_unlock_irqrestore(&pcs->lock, *flags);
 	if (nb)
+		mm_point(MM_POINT_SHEAF_FLUSH_BATCH, s);
+	if (nb)
 		__slab_free_bulk(s, nb, batch, _RET_IP_);
 	return true;
 }
@@ -527,6 +525,7 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return false;
+	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(pcs->main->size == pcs->main->capacity))
 		return free_to_pcs_slow(s, pcs, object, &flags);
 	pcs->main->objects[pcs->main->size++] = object;
@@ -552,6 +551,7 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 		*busy = true;
 		return NULL;
 	}
+	mm_point(MM_POINT_SHEAF_NOLOCK_LOCKED, s);
 	if (!pcs->main->size) {
 		if (pcs->spare && pcs->spare->size) {
 			swap_main_spare_locked(s, pcs);
@@ -589,6 +589,7 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 		*busy = true;
 		return false;
 	}
+	mm_point(MM_POINT_SHEAF_NOLOCK_LOCKED, s);
 	if (pcs->main->size == pcs->main->capacity) {
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
 			swap_main_spare_locked(s, pcs);
@@ -621,6 +622,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return 0;
+	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
 		struct slab_sheaf *main = pcs->main;
 
@@ -656,6 +658,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return 0;
+	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
 		struct slab_sheaf *main = pcs->main;
 
@@ -708,6 +711,7 @@ static void flush_pcs(struct kmem_cache *s, struct slub_percpu_sheaves *pcs)
 	struct slab_sheaf *main, *spare;
 
 	pcs_detach(s, pcs, &main, &spare);
+	mm_point(MM_POINT_SHEAF_DETACHED, s);
 	sheaf_flush_and_free(s, main);
 	sheaf_flush_and_free(s, spare);
 }
@@ -734,6 +738,7 @@ static void barn_shrink(struct kmem_cache *s)
 	while ((sheaf = barn_take_locked(barn, false)))
 		list_add(&sheaf->barn_list, &empty);
 	spin_unlock_irqrestore(&barn->lock, flags);
+	mm_point(MM_POINT_BARN_SHRINK_UNLOCKED, s);
 
 	list_for_each_entry_safe(sheaf, next, &full, barn_list) {
 		list_del_init(&sheaf->barn_list);
@@ -806,6 +811,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
 	if (!sheaf)
 		return NULL;
+	mm_point(MM_POINT_PREFILL_UNLOCKED, s);
 	if (sheaf->size < count)
 		refill_sheaf(s, sheaf, gfp);
 	if (sheaf->size < count) {
@@ -872,6 +878,7 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 	}
 	if (!sheaf)
 		return;
+	mm_point(MM_POINT_RETURN_UNLOCKED, s);
 	if (sheaf->size == sheaf->capacity && barn_put_sheaf(s, sheaf, false))
 		return;
 	sheaf_flush(s, sheaf);

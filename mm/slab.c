@@ -592,6 +592,7 @@ static unsigned int take_from_slab_locked(struct kmem_cache *s,
 	bool lost = false;
 
 	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
 	while (got < nr && object) {
 		void *next = get_freepointer(s, object);
 
@@ -640,11 +641,13 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		if (got == nr)
 			break;
+		mm_point(MM_POINT_SLAB_ALLOC_UNLOCKED, s);
 
 		/* No lock held: the buddy may take its own. */
 		slab = allocate_slab(s, gfp);
 		if (!slab)
 			break;
+		mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
 		list_lock_irqsave(n, true, &flags);
 		list_add(&slab->lru, &n->partial);
 		n->nr_partial++;
@@ -663,6 +666,7 @@ static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 				struct list_head *discard, unsigned long caller)
 {
 	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
 	if (is_debug_cache(s) &&
 	    !free_debug_checks_locked(s, slab, object, caller))
 		return;
@@ -692,6 +696,7 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		free_to_slab_locked(s, n, virt_to_slab(p[i]), p[i], &discard,
 				    caller);
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
 	free_slab_list(s, &discard, true);
 }
 
@@ -733,8 +738,7 @@ static void *slab_alloc_new_nolock(struct kmem_cache *s, bool *busy,
 	slab = allocate_slab_nolock(s, busy);
 	if (!slab)
 		return NULL;
-	if (unlikely(slab_test_hook))
-		slab_test_hook(s, SLAB_HOOK_NEW_SLAB);
+	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
 	if (!list_lock_irqsave(n, false, &flags)) {
 		/* Never on the node's lists nor in nr_slabs: freeing it
 		 * (counted in FREE_SLAB) puts every count back. */
@@ -794,6 +798,7 @@ static void defer_free(struct kmem_cache *s, void *object)
 
 	/* Count first, so the count never reads less than the list holds. */
 	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
+	mm_point(MM_POINT_DEFER_COUNTED, s);
 	do {
 		*slot = (void *)freeptr_encode(s, first, slot);
 	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
@@ -813,6 +818,7 @@ static void free_deferred_objects(struct slab_defer *d)
 		/* Read the link first: the free reuses the slot. */
 		void *next = get_freepointer(s, object);
 
+		mm_point(MM_POINT_DEFER_DRAIN, s);
 		slab_free(s, object, _RET_IP_);
 		__atomic_fetch_sub(&d->count, 1, __ATOMIC_RELAXED);
 		object = next;
@@ -866,6 +872,7 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 		return;
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
+	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
 	if (list_lock_irqsave(n, false, &flags)) {
 		free_to_slab_locked(s, n, virt_to_slab(object), object,
 				    &discard, caller);
