@@ -64,11 +64,12 @@ enum mm_point {
 	/* mm/slab_internal.h: the inline fast paths (host test build only) */
 	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on */
 	MM_POINT_FAST_FREE_LOCKED,
-	/* mm/page_alloc.c (arg: the zone) */
+	/* mm/page_alloc.c (arg: the zone; the page for the two _HEAD_HALF) */
 	MM_POINT_PCP_LOCKED,            /* a pcp->lock held (IRQs off) */
 	MM_POINT_ZONE_LOCKED,           /* zone->lock held (IRQs off) */
-	MM_POINT_BUDDY_FLAG_SET,        /* free head: PG_buddy set, order not yet */
-	MM_POINT_PCP_FLAG_SET,          /* pcp head: PG_pcp set, order not yet */
+	MM_POINT_BUDDY_HEAD_HALF,       /* free head half made: of PG_buddy and
+					 * its order, one is stored */
+	MM_POINT_PCP_HEAD_HALF,         /* the same for PG_pcp */
 	MM_POINT_PAGE_FREE_CLAIMED,     /* free claimed by its CAS, on no list yet */
 	MM_POINT_PAGE_DEFER_MARKED,     /* nolock free: marked, not yet on the llist */
 	MM_POINT_PAGE_DEFERRED_TAKEN,   /* deferred pages taken off the llist */

@@ -113,7 +113,7 @@ static void add_to_free_list_locked(struct page *page, struct zone *zone,
 				    unsigned int order)
 {
 	page->flags |= PG_buddy;
-	mm_point(MM_POINT_BUDDY_FLAG_SET, zone);
+	mm_point(MM_POINT_BUDDY_HEAD_HALF, page);
 	page->order = order;
 	list_add(&page->lru, &zone->free_area[order].free_list);
 	zone->free_area[order].nr_free++;
@@ -244,7 +244,7 @@ static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
 	page->flags |= PG_pcp;
-	mm_point(MM_POINT_PCP_FLAG_SET, page_zone(page));
+	mm_point(MM_POINT_PCP_HEAD_HALF, page);
 	page->order = order;
 	list_add(&page->lru, &pcp->lists[order]);
 	pcp->count += 1 << order;

@@ -1460,3 +1460,10 @@ void *slab_deferred_first(unsigned int cpu)
 	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->first,
 			       __ATOMIC_ACQUIRE);
 }
+
+/* For mm/mm_check.c: the object parked after this one, decoded as the
+ * drain decodes it (free_deferred_objects()). */
+void *slab_deferred_next(void *object)
+{
+	return get_freepointer(virt_to_slab(object)->slab_cache, object);
+}

@@ -301,6 +301,7 @@ unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
 void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
 void *slab_check_next_free(const struct kmem_cache *s, void *object);
 void *slab_deferred_first(unsigned int cpu);
+void *slab_deferred_next(void *object);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
 void slab_host_reset(void);
