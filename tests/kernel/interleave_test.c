@@ -91,6 +91,7 @@ int slab_test_env_init(void);
 void slab_test_env_exit(void);
 
 #define IL_PICKS       IL_VISIT_PICKS
+#define IL_REMOTE_PICKS IL_VISIT_PICKS
 /* Another CPU does not care whether ours has IRQs off. */
 #define IL_REMOTE_IRQS_OK 1
 
@@ -144,7 +145,11 @@ static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
 #include <nmi.h>
 #include "../../kernel/timekeeping.h"
 
-#define IL_PICKS       IL_VISIT_PICKS
+/* Waking the other CPUs costs more than the rest of a run under TCG:
+ * another CPU's actions only at the first visit, and with more than two
+ * CPUs (every IPI round waits for all of them) every action only there. */
+#define IL_PICKS       (nr_cpu_ids <= 2 ? IL_VISIT_PICKS : 1)
+#define IL_REMOTE_PICKS 1
 /* on_each_cpu_task() needs IRQs on here. */
 #define IL_REMOTE_IRQS_OK (!irqs_disabled())
 #define IL_WAIT_US     1000000
@@ -994,22 +999,23 @@ static void body_pages(void)
 {
 	unsigned int i, n = ARRAY_SIZE(pages);
 
+	memset(pages, 0, sizeof(pages));
 	nr_pages_held = n;
 	for (i = 0; i < n; i++)
 		pages[i] = alloc_pages(GFP_KERNEL, page_order_of(i));
 	for (i = 0; i < n; i++)
 		if (pages[i])
 			__free_pages(take_page(&pages[i]), page_order_of(i));
-	nr_pages_held = 0;
+	nr_pages_held = 0;   /* the three below have orders of their own */
 	pages[0] = alloc_pages(GFP_KERNEL, IL_BIG_ORDER + 1);
 	pages[1] = try_alloc_pages(0, 0);
 	pages[2] = try_alloc_pages(0, 2);
 	if (pages[0])
-		__free_pages(pages[0], IL_BIG_ORDER + 1);
+		__free_pages(take_page(&pages[0]), IL_BIG_ORDER + 1);
 	if (pages[1])
-		free_pages_nolock(pages[1], 0);
+		free_pages_nolock(take_page(&pages[1]), 0);
 	if (pages[2])
-		free_pages_nolock(pages[2], 2);
+		free_pages_nolock(take_page(&pages[2]), 2);
 	drain_all_pages();
 }
 
@@ -1056,13 +1062,55 @@ static const struct il_scenario il_scenarios[] = {
 /* Running one triple                                                     */
 /* ===================================================================== */
 
+/* Does s hold anything a shrink would give back (sheaves, barn, empty
+ * slabs kept)?  Quiescent callers only. */
+static bool cache_holds_sheaves(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (s->cpu_sheaves[cpu].main != &bootstrap_sheaf ||
+		    s->cpu_sheaves[cpu].spare)
+			return true;
+	return s->node.barn.nr_full || s->node.barn.nr_empty;
+}
+
+static bool cache_keeps_empty_slabs(struct kmem_cache *s)
+{
+	struct page *slab;
+
+	list_for_each_entry(slab, &s->node.partial, lru)
+		if (!slab->inuse)
+			return true;
+	return false;
+}
+
+/*
+ * Everything parked or cached given back, and the free page count:
+ * kmem_cache_shrink_all() does the same for every cache, but with three
+ * rounds of IPIs each; here only the caches that hold something are
+ * flushed (all sheaves first: sheaf arrays live in kmalloc caches), then
+ * shrunk.  Runs once between two runs (their after and before are one).
+ */
 static unsigned long quiesced_free_pages(void)
 {
+	struct kmem_cache *s;
+
 	il_run_irq_work_everywhere();
-	kmem_cache_shrink_all();
+	slab_deferred_flush_all();
+	list_for_each_entry(s, &slab_caches, list)
+		if (cache_holds_sheaves(s))
+			flush_all_sheaves(s);
+	list_for_each_entry(s, &slab_caches, list)
+		if (cache_keeps_empty_slabs(s))
+			kmem_cache_shrink(s);
 	drain_all_pages();
 	return nr_free_pages();
 }
+
+/* The count after the last run, which is the next run's before. */
+static unsigned long il_quiesced;
+static bool il_quiesced_valid;
 
 static void alloc_victims(const struct il_scenario *sc)
 {
@@ -1135,7 +1183,8 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 
 	memset(r, 0, sizeof(*r));
 	r->ok = true;
-	before = quiesced_free_pages();
+	before = il_quiesced_valid ? il_quiesced : quiesced_free_pages();
+	il_quiesced_valid = false;
 	memset(&il, 0, sizeof(il));
 	il.sc = sc;
 	if (!sc->setup()) {
@@ -1170,7 +1219,9 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 		fail_why(r, "bad page free report");
 	if (mm_check_all())
 		fail_why(r, "mm_check found broken invariants");
-	if (quiesced_free_pages() != before)
+	il_quiesced = quiesced_free_pages();
+	il_quiesced_valid = true;
+	if (il_quiesced != before)
 		fail_why(r, "free page count changed (pages lost)");
 	if (!r->ok)
 		pr_err("interleave: FAILED scenario %s point %s action %s visit %u: %s\n",
@@ -1211,7 +1262,8 @@ static unsigned int pick_visits(enum mm_point p, enum il_action a,
 		return n;
 	}
 	out[n++] = il_dry[p].first[a];
-	if (IL_PICKS < 3)
+	if (IL_PICKS < 3 ||
+	    ((a == IL_IPI || a == IL_REMOTE) && IL_REMOTE_PICKS < 3))
 		return n;
 	mid = (il_dry[p].first[a] + il_dry[p].last[a]) / 2;
 	if (mid != out[0] && mid != il_dry[p].last[a])
@@ -1293,6 +1345,7 @@ static void search_from(const struct il_scenario *sc, long start,
 
 	slab_report_count_only = true;
 	memset(il_dry, 0, sizeof(il_dry));
+	il_quiesced_valid = false;
 	pr->current = -1;
 	il_run(sc, true, 0, 0, 0, &r);
 	if (!r.ok) {
