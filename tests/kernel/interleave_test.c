@@ -23,13 +23,16 @@
  *           cache and kmalloc_nolock(), kmem_cache_free()/kfree_nolock()
  *           of objects allocated beforehand (an NMI takes the nolock path
  *           by itself), try_alloc_pages(), free_pages_nolock() of an
- *           order-0 and an order-4 block.  Possible at every point.
+ *           order-0 and an order-4 block; at the page head-half points
+ *           also the held page nearest above the head being made (sent at
+ *           up to IL_DENSE_PICKS visits there).  Possible at every point.
  *   IRQ     pending irq_work (the deferred frees), then kmem_cache_alloc()
  *           /kmem_cache_free(), kmalloc()/kfree(), alloc_pages()/
  *           __free_pages().  Only where IRQs are on.
  *   IPI     another CPU's kmem_cache_shrink() of the cache: its flush of
  *           every CPU's sheaves runs here, as its IPI would.  Only where
- *           IRQs are on.
+ *           IRQs are on and this CPU holds no sheaf lock (see
+ *           sheaf_lock_held_here()).
  *   REMOTE  another CPU allocating and freeing from the same cache and
  *           kmalloc, and drain_all_pages(): it completes between two of
  *           our instructions.  Only where no allocator spinlock is held
@@ -42,13 +45,18 @@
  * Host (tests/host/test_mm_interleave.c): an NMI or IRQ is the nesting
  * count raised around a direct call; another CPU is host_cpu_id switched
  * for the call (on_each_cpu() then runs our CPU's part here, in the
- * interrupted context, exactly where the IPI would land).  After a failed
- * run the host resets the whole allocator, so one defect is reported once
- * per triple and does not spoil the next.  Kernel: real self-NMIs, the
+ * interrupted context, exactly where the IPI would land).  Each part of
+ * the search runs in a forked child over a copy of the allocator, so a
+ * failure or a sanitizer crash is reported with its triple and the next
+ * item starts clean (search_scenario()).  Kernel: real self-NMIs, the
  * IRQ is an irq_work (a self-IPI) taken where IRQs are on, IPI and
- * REMOTE use another CPU through on_each_cpu_task(); fewer visits per
- * point (only the first) to keep the boot short, and no reset: the first
- * failure ends the search.
+ * REMOTE use another CPU through on_each_cpu_task(); those two only at
+ * the first visit, and every action only there with more than two CPUs,
+ * to keep the boot to a few seconds; the first failure ends the search
+ * and the scenarios after it are skipped (no clean copy to go back to).
+ *
+ * Methods and figures: docs/any-context.md, "How the interleavings are
+ * searched".
  */
 #include <kunit.h>
 #include <kernel.h>
