@@ -6,6 +6,7 @@
 #   make iso            build/<compiler>/kernel.iso
 #   make debug          QEMU halted with a gdb stub, and a gdb script
 #   make host-tests     only the host (ASan + UBSan) unit tests
+#   make stress         the threaded host stress (ASan and TSan), long
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
@@ -131,10 +132,13 @@ HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST $(SANITIZE)
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 	tests/host/host_main.c
 HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
-HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c
+HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c \
+	tests/host/test_kunit.c
 
 HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
 HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
+# Wrong on purpose: each run must fail (tests/harness/broken_host_tests.c).
+HOST_BROKEN_TESTS := $(HOSTOBJ)/broken_host_tests
 
 $(HOSTOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -158,9 +162,63 @@ $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 	$(call say,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
-host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS)
+$(HOST_BROKEN_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) \
+		       tests/harness/broken_host_tests.c)
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
-		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS)
+		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--host $(HOST_STRESS) --broken-host $(HOST_BROKEN_TESTS)
+
+# ---- threaded host stress: real threads, signals as NMIs and IRQs ----
+# tests/host/stress/stress_threads.c, built twice: ASan+UBSan with $(HOSTCC)
+# (from the same mm/ objects as the unit tests) and ThreadSanitizer with
+# clang (its options and proven-benign suppressions are built in:
+# tests/host/stress/tsan_options.c).  `make test` runs both briefly
+# (about 1 s and 4 s), `make host-tests` the ASan one;
+# `make stress` runs them STRESS_SCALE times longer (iteration counts,
+# never time).
+STRESS_SCALE ?= 20
+TSANCC ?= clang
+TSANOBJ := $(BUILD)/tsan
+TSAN_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -fsanitize=thread \
+	-fno-omit-frame-pointer -Itests/host/stress/tsan-include \
+	-Itests/host/include -Iinclude -I. -MMD -MP
+HOST_STRESS_SRCS := $(HOST_COMMON) $(wildcard mm/*.c) \
+	tests/host/stress/stress_threads.c
+HOST_STRESS := $(HOSTOBJ)/stress_threads
+HOST_STRESS_TSAN := $(TSANOBJ)/stress_threads_tsan
+
+$(HOST_STRESS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_STRESS_SRCS))
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
+$(TSANOBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,TSANCC,$<)
+	$(Q)$(TSANCC) $(TSAN_CFLAGS) -c $< -o $@
+
+$(HOST_STRESS_TSAN): $(patsubst %.c,$(TSANOBJ)/%.o,$(HOST_STRESS_SRCS) \
+		       tests/host/stress/tsan_options.c)
+	$(call say,HOSTLD,$@)
+	$(Q)$(TSANCC) -fsanitize=thread -o $@ $^ -lpthread
+
+.PHONY: stress stress-deps
+stress-deps:
+	@CC="$(CC)" scripts/ensure-deps.sh clang libclang-rt-14-dev
+
+# The programs make test runs (its recipe passes them to the harness).
+HOST_STRESS_PROGS := $(HOST_STRESS) $(HOST_STRESS_TSAN)
+test: stress-deps $(HOST_STRESS_PROGS)
+host-tests: $(HOST_STRESS)
+
+stress: deps stress-deps $(HOST_STRESS_PROGS)
+	@for p in $(HOST_STRESS_PROGS); do \
+		echo "  STRESS $$p (STRESS_SCALE=$(STRESS_SCALE))"; \
+		STRESS_SCALE=$(STRESS_SCALE) $$p || exit 1; \
+	done
 
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
@@ -180,11 +238,13 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(KERNEL)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		$(addprefix --host ,$(HOST_STRESS_PROGS)) \
+		--broken-host $(HOST_BROKEN_TESTS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 

@@ -44,9 +44,17 @@ void __warn(const char *file, int line, const char *cond, unsigned long caller);
 		unlikely(__w);                                                \
 	})
 
+/*
+ * The "already warned" flags of every WARN_ON_ONCE() live together in the
+ * data_once section, so clear_warn_once() can re-arm them all, as Linux's
+ * clear_warn_once does; kunit_expect_report() calls it, so a test that
+ * provokes a once-only warning sees it however often it ran before.
+ */
+void clear_warn_once(void);
+
 #define WARN_ON_ONCE(cond)                                                    \
 	({                                                                    \
-		static bool __warned;                                         \
+		static bool __warned __section("data_once");                  \
 		bool __w = !!(cond);                                          \
 		if (unlikely(__w) && !__warned) {                             \
 			__warned = true;                                      \

@@ -18,6 +18,33 @@
  *
  * The same header and runner build into the host test programs, so a test
  * of mm/ logic can run under AddressSanitizer and in the kernel unchanged.
+ *
+ * Expected reports.  A report is what the kernel prints when something is
+ * wrong: `WARNING: ...` (WARN_ON), `BUG <cache>: ...` (slab_bug),
+ * `BUG: ...` (bad page free, page poison), `kmem_cache_destroy <cache>: N
+ * objects still allocated`.  Every such first line goes through
+ * kunit_print_report().  A report nobody declared fails the case running
+ * (and tests/harness fails the run on the line itself, in or out of a case).
+ * A test that provokes one on purpose declares it first:
+ *
+ *	kunit_expect_report(test, "double free");
+ *	kfree(p);                            the second free of p
+ *	kunit_expect_report_done(test);      fails the case if none came
+ *
+ * or in one line KUNIT_EXPECT_REPORT(test, "double free", kfree(p)).  While
+ * declared, a report whose first line contains the substring is printed
+ * with the tag ` [expected by suite.case]` at its end; the declaration
+ * itself is printed as `# case: expecting a report containing "..."`, and
+ * the harness accepts a tagged line only if that case declared a substring
+ * the line contains.  The decision is taken where the report is printed,
+ * from any context (NMI and IRQ included, on any CPU: the declarations are
+ * read with atomic loads and the match is counted with an atomic add), so a
+ * report an NMI prints into its buffer is tagged even if the buffer reaches
+ * the console after the case ended.  Declarations still open when a case
+ * ends are closed (and checked) by the runner.  Up to
+ * KUNIT_MAX_EXPECTED_REPORTS may be open at once.  Declaring re-arms every
+ * WARN_ON_ONCE() (clear_warn_once(), include/kernel.h), so a once-only
+ * warning comes again for each test that provokes it.
  */
 #ifndef KUNIT_H
 #define KUNIT_H
@@ -33,12 +60,27 @@ enum kunit_status {
 
 #define KUNIT_STATUS_MSG_LEN 128
 
+#define KUNIT_MAX_EXPECTED_REPORTS 4
+
+/* A declared report: its first line contains `substring`. */
+struct kunit_expected_report {
+	const char *substring;
+	const char *file;       /* where it was declared */
+	int line;
+	unsigned long seen;     /* reports that matched (atomic) */
+};
+
 struct kunit {
 	const char *name;       /* the running case */
 	enum kunit_status status;
 	char status_comment[KUNIT_STATUS_MSG_LEN]; /* why skipped */
 	void *priv;             /* for the suite's init/exit and the case */
 	jmp_buf abort_point;    /* where KUNIT_ASSERT_*() returns to */
+	/* Open declarations: entries [0, nr_expected_reports), published with
+	 * a release store of the count after the entry is written. */
+	struct kunit_expected_report expected_reports[KUNIT_MAX_EXPECTED_REPORTS];
+	unsigned int nr_expected_reports;
+	unsigned long unexpected_reports; /* reports nobody declared (atomic) */
 };
 
 struct kunit_case {
@@ -73,9 +115,12 @@ struct kunit_totals {
 /*
  * Run every registered suite whose name matches `filter` (NULL or "" runs
  * all; otherwise a comma-separated list of globs, each `suite` or
- * `suite.case`, `*` matching any run of characters).
+ * `suite.case`, `*` matching any run of characters).  True if every case
+ * passed or skipped; false if one failed, or if a filter matched no case
+ * at all (a misspelt test= must not pass): the runner then lists the
+ * suites there are.
  */
-void kunit_run_all(const char *filter, struct kunit_totals *totals);
+bool kunit_run_all(const char *filter, struct kunit_totals *totals);
 bool kunit_glob_match(const char *pattern, const char *name);
 bool kunit_filter_match(const char *filter, const char *suite,
 			const char *test_case);
@@ -148,9 +193,12 @@ void kunit_fail_msg(struct kunit *test, const char *file, int line,
 		}                                                             \
 	} while (0)
 
+/* The condition is converted to bool first, on its own: `!!(cond) !=
+ * expected` would make gcc's -Wlogical-not-parentheses reject a == b. */
 #define __KUNIT_BOOL(test, cond, expected, is_assert)                        \
 	do {                                                                  \
-		if (!!(cond) != (expected)) {                                 \
+		const bool __c = (cond);                                      \
+		if (__c != (expected)) {                                      \
 			__kunit_bool_fail(test, __FILE__, __LINE__, is_assert,\
 					  #cond, expected);                   \
 			__KUNIT_END(test, is_assert);                         \
@@ -198,5 +246,35 @@ int strcmp(const char *a, const char *b);
 #define KUNIT_ASSERT_NULL(t, p)      __KUNIT_PTR(t, p, ==, NULL, true)
 #define KUNIT_ASSERT_NOT_NULL(t, p)  __KUNIT_PTR(t, p, !=, NULL, true)
 #define KUNIT_ASSERT_STREQ(t, a, b)  __KUNIT_STREQ(t, a, b, true)
+
+/* ---- expected reports (see the top of this file) ---- */
+
+/* The tag an expected report's first line ends with; the harness parses it. */
+#define KUNIT_EXPECTED_TAG_FMT " [expected by %s.%s]"
+
+/*
+ * Print the first line of a report (`WARNING: ...`, `BUG ...`) at `level`,
+ * tagged when the running case declared it; counted as unexpected when a
+ * case runs and did not.  Any context.  The newline is added here.
+ */
+void kunit_print_report(int level, const char *fmt, ...) __printf(2, 3);
+
+/* Declare that a report whose first line contains `substring` will come. */
+#define kunit_expect_report(test, substring)                                 \
+	__kunit_expect_report(test, substring, __FILE__, __LINE__)
+void __kunit_expect_report(struct kunit *test, const char *substring,
+			   const char *file, int line);
+
+/* Close every open declaration; a declared report that never came fails
+ * the case (as an expectation: the case goes on). */
+void kunit_expect_report_done(struct kunit *test);
+
+/* Run `stmt` with a report containing `substring` declared around it. */
+#define KUNIT_EXPECT_REPORT(test, substring, stmt)                            \
+	do {                                                                  \
+		kunit_expect_report(test, substring);                         \
+		stmt;                                                         \
+		kunit_expect_report_done(test);                               \
+	} while (0)
 
 #endif /* KUNIT_H */

@@ -16,7 +16,10 @@
  * to completion (taking and dropping the lock itself) before we store, so
  * it cannot see a half-taken lock.  There is no preemption and no
  * migration in this kernel, which is what makes this safe.  The sheaf fast
- * paths use it: it saves the PUSHF/CLI/POPF of the irqsave forms.
+ * paths use it: it saves the PUSHF/CLI/POPF of the irqsave forms.  The
+ * price: IRQs are on while it is held, so every IRQ handler that takes
+ * the same lock must be able to back off too (the sheaf flush IPI answers
+ * "busy" and is sent again: mm/sheaf.c).
  *
  * Rules:
  *   - local_lock_irqsave(): normal or IRQ context only.  It asserts the lock

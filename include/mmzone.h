@@ -149,9 +149,10 @@ extern unsigned long nr_alloc_fail_warnings;
 /*
  * Serve this zone's small orders straight from the buddy (zone->lock every
  * time) instead of the per-CPU lists, and drain what the lists hold; and
- * back.  For benchmarks that compare the two paths; callers make sure no
- * other CPU is allocating meanwhile (a page freed to a list during the
- * switch would only stay there, counted free, until the next drain).
+ * back.  For benchmarks that compare the two paths.  Other CPUs may
+ * allocate and free meanwhile: each reads the switch again under its
+ * pcp->lock, which the drain takes after setting it, so once
+ * zone_pcp_disable() has returned no page of the zone is on a per-CPU list.
  */
 void zone_pcp_disable(struct zone *zone);
 void zone_pcp_enable(struct zone *zone);

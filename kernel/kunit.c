@@ -23,12 +23,36 @@
  *   ...
  *   3 passed, 1 failed
  *
+ * A suite whose cases all skipped ends `ok N name # SKIP` (KTAP: a test is
+ * skipped when its subtests are).  A filter that selects no case prints
+ * `1..0`, then `# test=<filter> matches no test; the suites are:` and one
+ * `#   name (N cases)` line per suite, and kunit_run_all() returns false.
+ * A case during which a report nobody declared was printed fails, with
+ * `# case: N unexpected reports ...`.
+ *
+ * Expected reports (include/kunit.h explains the rules): the running case's
+ * declarations live in its struct kunit; kunit_print_report(), called by
+ * every report printer in any context and on any CPU, reads them with
+ * acquire loads and never writes anything but two atomic counters.  The
+ * case's own CPU is the only writer of the declarations.  An entry is
+ * written before the count that publishes it (release), and the count is
+ * set back to zero before entries are checked and later reused, so a reader
+ * racing with the end of a declaration sees an old entry whole or not at
+ * all: at worst a report at that very moment is tagged and counted for a
+ * declaration that just closed.
+ *
  * This file is plain C over printk(), so it also builds into the host test
  * programs of mm/.
  */
+#include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
 #include <string.h>
+
+#ifdef HOST_TEST
+/* tests/host/host_support.c: rewrites %pS, which the C library lacks. */
+void host_convert_format(char *out, size_t size, const char *fmt);
+#endif
 
 /* Weak: a program with no suites at all still links (both are NULL). */
 extern struct kunit_suite *const __start_kunit_test_suites[]
@@ -205,6 +229,110 @@ void kunit_fail_msg(struct kunit *test, const char *file, int line,
 		__kunit_fail_abort(test);
 }
 
+/* ---- expected reports ---- */
+
+#define KUNIT_REPORT_LINE_MAX 256
+
+/* Does `text` contain `needle`?  (Our kernel has no strstr().) */
+static bool contains(const char *text, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *text; text++)
+		if (strncmp(text, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+/* Count the report against the running case; true if it was declared. */
+static bool report_expected(struct kunit *test, const char *line)
+{
+	unsigned int i, n;
+	bool expected = false;
+
+	n = __atomic_load_n(&test->nr_expected_reports, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < KUNIT_MAX_EXPECTED_REPORTS; i++) {
+		struct kunit_expected_report *r = &test->expected_reports[i];
+		const char *sub = __atomic_load_n(&r->substring,
+						  __ATOMIC_RELAXED);
+
+		if (sub && contains(line, sub)) {
+			__atomic_fetch_add(&r->seen, 1, __ATOMIC_RELAXED);
+			expected = true;
+		}
+	}
+	if (!expected)
+		__atomic_fetch_add(&test->unexpected_reports, 1,
+				   __ATOMIC_RELAXED);
+	return expected;
+}
+
+void kunit_print_report(int level, const char *fmt, ...)
+{
+	struct kunit *test = __atomic_load_n(&kunit_current_test,
+					     __ATOMIC_ACQUIRE);
+	const struct kunit_suite *suite = kunit_current_suite;
+	char line[KUNIT_REPORT_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+#ifdef HOST_TEST
+	{
+		/* The C library's vsnprintf() has no %pS. */
+		char host_fmt[KUNIT_REPORT_LINE_MAX];
+
+		host_convert_format(host_fmt, sizeof(host_fmt), fmt);
+		vsnprintf(line, sizeof(line), host_fmt, ap);
+	}
+#else
+	vsnprintf(line, sizeof(line), fmt, ap);
+#endif
+	va_end(ap);
+	if (test && report_expected(test, line))
+		printk_level(level, "%s" KUNIT_EXPECTED_TAG_FMT "\n", line,
+			     suite ? suite->name : "?", test->name);
+	else
+		printk_level(level, "%s\n", line);
+}
+
+void __kunit_expect_report(struct kunit *test, const char *substring,
+			   const char *file, int line)
+{
+	unsigned int n = test->nr_expected_reports;
+	struct kunit_expected_report *r;
+
+	if (n >= KUNIT_MAX_EXPECTED_REPORTS) {
+		kunit_fail_msg(test, file, line, true,
+			       "more than %u reports expected at once",
+			       KUNIT_MAX_EXPECTED_REPORTS);
+	}
+	clear_warn_once();    /* a once-only warning may be the one expected */
+	/* Printed before it takes effect: the harness reads it first. */
+	kunit_info(test, "expecting a report containing \"%s\"", substring);
+	r = &test->expected_reports[n];
+	r->file = file;
+	r->line = line;
+	__atomic_store_n(&r->seen, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->substring, substring, __ATOMIC_RELAXED);
+	__atomic_store_n(&test->nr_expected_reports, n + 1, __ATOMIC_RELEASE);
+}
+
+void kunit_expect_report_done(struct kunit *test)
+{
+	unsigned int i, n = test->nr_expected_reports;
+
+	__atomic_store_n(&test->nr_expected_reports, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		struct kunit_expected_report *r = &test->expected_reports[i];
+
+		if (__atomic_load_n(&r->seen, __ATOMIC_RELAXED))
+			continue;
+		kunit_fail_msg(test, r->file, r->line, false,
+			       "Expected a report containing \"%s\", but none was printed",
+			       r->substring);
+	}
+}
+
 static void set_skip_comment(struct kunit *test, const char *fmt, va_list ap)
 {
 	test->status = KUNIT_SKIPPED;
@@ -256,7 +384,7 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 	memset(&test, 0, sizeof(test));
 	test.name = tc->name;
 	test.status = KUNIT_SUCCESS;
-	kunit_current_test = &test;
+	__atomic_store_n(&kunit_current_test, &test, __ATOMIC_RELEASE);
 
 	if (setjmp(test.abort_point) == 0) {
 		if (suite->init && suite->init(&test) != 0) {
@@ -272,7 +400,18 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 		if (setjmp(test.abort_point) == 0)
 			suite->exit(&test);
 	}
-	kunit_current_test = NULL;
+	/* Declarations left open (an assertion ended the case) close here. */
+	if (test.status != KUNIT_SKIPPED)
+		kunit_expect_report_done(&test);
+	else
+		test.nr_expected_reports = 0;
+	if (test.unexpected_reports) {
+		kunit_info(&test, "%lu unexpected report%s (WARNING:/BUG lines) while this case ran",
+			   test.unexpected_reports,
+			   test.unexpected_reports == 1 ? "" : "s");
+		test.status = KUNIT_FAILURE;
+	}
+	__atomic_store_n(&kunit_current_test, NULL, __ATOMIC_RELEASE);
 	return test.status;
 }
 
@@ -333,7 +472,11 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 
 	printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
 	       fail, skip, n);
-	printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
+	/* KTAP: a test whose subtests all skipped is itself skipped. */
+	if (n && skip == n)
+		printk("ok %u %s # SKIP\n", index, suite->name);
+	else
+		printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
 	kunit_current_suite = NULL;
 	totals->passed += pass;
 	totals->failed += fail;
@@ -342,7 +485,17 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 	return fail == 0;
 }
 
-void kunit_run_all(const char *filter, struct kunit_totals *totals)
+/* A filter that selects nothing: say so, and name what there is. */
+static void report_unmatched_filter(const char *filter)
+{
+	struct kunit_suite *const *s;
+
+	printk("# test=%s matches no test; the suites are:\n", filter);
+	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++)
+		printk("#   %s (%u cases)\n", (*s)->name, count_cases(*s, NULL));
+}
+
+bool kunit_run_all(const char *filter, struct kunit_totals *totals)
 {
 	struct kunit_suite *const *s;
 	unsigned int nsuites = 0, index = 0;
@@ -355,6 +508,8 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 
 	printk("KTAP version 1\n");
 	printk("1..%u\n", nsuites);
+	if (nsuites == 0 && filter && *filter)
+		report_unmatched_filter(filter);
 	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++) {
 		if (!kunit_filter_match(filter, (*s)->name, NULL) ||
 		    count_cases(*s, filter) == 0)
@@ -367,4 +522,5 @@ void kunit_run_all(const char *filter, struct kunit_totals *totals)
 	else
 		printk("%u passed, %u failed\n", totals->passed,
 		       totals->failed);
+	return totals->failed == 0 && (nsuites > 0 || !filter || !*filter);
 }

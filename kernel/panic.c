@@ -84,10 +84,23 @@ void panic(const char *fmt, ...)
 	qemu_exit(QEMU_EXIT_PANIC);
 }
 
+/* Weak: an image without a WARN_ON_ONCE() has no such section. */
+extern bool __start_data_once[] __attribute__((weak));
+extern bool __stop_data_once[] __attribute__((weak));
+
+void clear_warn_once(void)
+{
+	bool *flag;
+
+	for (flag = __start_data_once; flag < __stop_data_once; flag++)
+		WRITE_ONCE(*flag, false);
+}
+
 void __warn(const char *file, int line, const char *cond, unsigned long caller)
 {
 	warn_count++;
-	pr_warn("WARNING: %s at %s:%d\n", cond, file, line);
+	kunit_print_report(LOGLEVEL_WARNING, "WARNING: %s at %s:%d", cond, file,
+			   line);
 	(void)caller;
 	dump_backtrace(_THIS_IP_, (unsigned long)__builtin_frame_address(0));
 }

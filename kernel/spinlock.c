@@ -5,8 +5,25 @@
  * until `owner` reaches it.  Release: bump `owner`.  The acquire load and the
  * release store give the ordering a lock needs (everything inside the
  * critical section stays inside).  Trylock only succeeds when nobody waits
- * (next == owner), swapping in next+1 with one compare-and-swap; it never
- * waits, which is what makes it usable from an NMI.
+ * (next == owner), swapping in next+1 with a compare-and-swap; it never
+ * waits, which is what makes it usable from an NMI.  If the swap fails
+ * because an interrupt took and released the lock in between (the lock is
+ * free again), it tries again, at most SPIN_TRYLOCK_TRIES times, rather
+ * than report a free lock as held.
+ *
+ * The recursion check (owner_cpu == this CPU) has two blind windows of a
+ * few instructions: after a spin_lock() has its turn but before it stores
+ * owner_cpu, and in spin_unlock() after owner_cpu is cleared but before the
+ * release.  An interrupt landing there that takes the same lock passes the
+ * check and spins for ever instead of panicking; so does one that lands
+ * while this CPU is still waiting for the lock.  All of these need code
+ * that already breaks the rule above (a lock an interrupt takes, held or
+ * awaited with interrupts on), so the gap only loses a diagnostic, never
+ * correct code; closing it would cost a per-CPU "acquiring" mark on every
+ * lock and unlock.  NMIs are caught before any of this (spin_lock() in an
+ * NMI panics).  Waiting CPUs synchronize with the last unlock through the
+ * acquire load of `owner` (also in spin_trylock(): its CAS on `next`
+ * synchronizes with no release).
  */
 #include <spinlock.h>
 #include <kernel.h>
@@ -36,19 +53,44 @@ void spin_lock(spinlock_t *lock)
 	WRITE_ONCE(lock->owner_cpu, (int)smp_processor_id());
 }
 
+/*
+ * Two loads and a compare-and-swap: an NMI or IRQ landing between them may
+ * take and release the lock (both counters move on; the lock is free
+ * again).  Then the loads disagree, or the compare-and-swap fails, though
+ * nobody holds the lock.  So a disagreement counts as "held" only if
+ * `next` did not move meanwhile, and a lock that reads free is tried
+ * again; at most SPIN_TRYLOCK_TRIES times: a trylock never waits.
+ */
+#define SPIN_TRYLOCK_TRIES 4
+
 bool spin_trylock(spinlock_t *lock)
 {
-	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
-	u32 expected = owner;
+	u32 next = __atomic_load_n(&lock->next, __ATOMIC_RELAXED);
+	unsigned int tries;
 
-	if (__atomic_load_n(&lock->next, __ATOMIC_RELAXED) != owner)
-		return false;
-	if (!__atomic_compare_exchange_n(&lock->next, &expected, owner + 1,
-					 false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
-		return false;
-	WRITE_ONCE(lock->owner_cpu, (int)smp_processor_id());
-	return true;
+	for (tries = 0; tries < SPIN_TRYLOCK_TRIES; tries++) {
+		/* Acquire: this load reads the release store of the last
+		 * unlock, and that is what orders its critical section before
+		 * ours (the CAS on `next` synchronizes with no release). */
+		u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
+
+		if (next != owner) {
+			u32 now = __atomic_load_n(&lock->next, __ATOMIC_RELAXED);
+
+			if (now == next)
+				return false;   /* held, or waited for */
+			next = now;             /* moved under us: look again */
+			continue;
+		}
+		/* On failure this reloads next for the next round. */
+		if (__atomic_compare_exchange_n(&lock->next, &next, owner + 1,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			WRITE_ONCE(lock->owner_cpu, (int)smp_processor_id());
+			return true;
+		}
+	}
+	return false;
 }
 
 void spin_unlock(spinlock_t *lock)

@@ -255,7 +255,9 @@ void kfree(const void *p)
 	if (likely(!ZERO_OR_NULL_PTR(p))) {
 		struct page *slab = virt_to_slab(p);
 
-		if (likely(slab && pcs_free_fast(slab->slab_cache, (void *)p)))
+		if (likely(slab &&
+			   slab_object_start(slab->slab_cache, slab, p) &&
+			   pcs_free_fast(slab->slab_cache, (void *)p)))
 			return;
 	}
 	__kfree(p, _RET_IP_);
@@ -283,9 +285,47 @@ size_t ksize(const void *p)
 	return 0;
 }
 
+/*
+ * The bytes kmalloc() really gave p (its class, or the large block), like
+ * ksize() but without handing them over: a debug cache keeps its kmalloc
+ * red zone.  *sp is p's cache, NULL for a large block; 0 if p is neither.
+ */
+static size_t kmalloc_class_size(const void *p, struct kmem_cache **sp)
+{
+	struct page *page = kmalloc_page(p);
+
+	*sp = NULL;
+	if (!page)
+		return 0;
+	if (page->flags & PG_large_kmalloc)
+		return PAGE_SIZE << page->private_data;
+	if (page->flags & PG_slab) {
+		*sp = virt_to_slab(p)->slab_cache;
+		return (*sp)->object_size;
+	}
+	return 0;
+}
+
+/*
+ * krealloc(__GFP_ZERO) in place: the bytes between the data kept and the
+ * new size must read zero.  What the caller's data may occupy is the size
+ * asked for where a debug cache keeps it, else the whole class; as in
+ * Linux, that works when every call on the object passed __GFP_ZERO
+ * (a shrink zeroes the tail, so a later grow finds zeroes).
+ */
+static void krealloc_zero_in_place(void *p, size_t kept, size_t new_size,
+				   size_t class_size)
+{
+	if (kept < new_size)
+		memset((char *)p + kept, 0, new_size - kept);
+	else
+		memset((char *)p + new_size, 0, class_size - new_size);
+}
+
 void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 {
-	size_t old;
+	struct kmem_cache *s;
+	size_t class_size, kept;
 	void *n;
 
 	if (!new_size) {
@@ -294,20 +334,22 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	}
 	if (ZERO_OR_NULL_PTR(p))
 		return __kmalloc(new_size, gfp, _RET_IP_);
-	old = ksize(p);
-	if (new_size <= old) {
-		struct page *slab = virt_to_slab(p);
-
+	class_size = kmalloc_class_size(p, &s);
+	/* Only the caller's bytes: never a debug cache's red zone. */
+	kept = s ? slab_kmalloc_orig_size(s, (void *)p) : class_size;
+	if (new_size <= class_size) {
+		if (gfp & __GFP_ZERO)
+			krealloc_zero_in_place((void *)p, kept, new_size,
+					       class_size);
 		/* It fits where it is; a debug cache moves its red zone. */
-		if (slab)
-			slab_kmalloc_set_size(slab->slab_cache, (void *)p,
-					      new_size);
+		if (s)
+			slab_kmalloc_set_size(s, (void *)p, new_size);
 		return (void *)p;
 	}
 	n = __kmalloc(new_size, gfp, _RET_IP_);
 	if (!n)
 		return NULL;       /* p is left as it was */
-	memcpy(n, p, old);
+	memcpy(n, p, kept);
 	__kfree(p, _RET_IP_);
 	return n;
 }
@@ -392,7 +434,9 @@ void kfree_nolock(void *object)
 	if (likely(!ZERO_OR_NULL_PTR(object))) {
 		struct page *slab = virt_to_slab(object);
 
-		if (likely(slab && pcs_free_fast(slab->slab_cache, object)))
+		if (likely(slab &&
+			   slab_object_start(slab->slab_cache, slab, object) &&
+			   pcs_free_fast(slab->slab_cache, object)))
 			return;
 	}
 	__kfree_nolock(object, _RET_IP_);

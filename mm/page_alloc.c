@@ -48,13 +48,32 @@
  * buddy under zone->lock, and a list holding more than PCP_HIGH pages gives
  * a batch back.  Blocks on them are "free" for accounting (nr_free_pages)
  * but not for the buddy (PG_pcp, not PG_buddy): drain_local_pages() and
- * drain_all_pages() return them so they can merge again.
+ * drain_all_pages() return them so they can merge again.  zone_pcp_disable()
+ * switches a zone's lists off, then drains every CPU's under its pcp->lock;
+ * every path that lists a page reads the switch again under that lock, so
+ * nothing is listed behind the drain.
  *
  * BAD FREES.  An allocated block's head records its order in page->flags
  * (PAGE_ALLOC_ORDER_SHIFT).  A free checks the page before touching any
  * list: a double free, a free of a page that is not the head of an
  * allocated block, or a free with a different order is reported (frame,
- * order, caller) and ignored, so the lists stay intact.
+ * order, caller) and ignored, so the lists stay intact.  The free claims
+ * the block with one compare-and-swap that clears the recorded order; that
+ * alone refuses every double free, concurrent ones included.  Only a
+ * refused free looks at neighbouring pages (pfn_in_free_block()) to word
+ * its report: those reads take no lock, race with other CPUs' list
+ * changes, and so may never decide whether a free goes ahead.
+ *
+ * UNLOCKED READERS OF page->flags.  Other CPUs read a page's flags without
+ * holding what guards them: page_is_buddy() (under zone->lock) looks at a
+ * neighbour that may be allocated, and its owner changes its own bits
+ * (PG_slab, PG_head...) meanwhile; a free's CAS reads the word of a page
+ * that may be on a list.  This is safe because PG_buddy and PG_pcp are
+ * only set and cleared under zone->lock and pcp->lock, an allocated page
+ * never has them, and the allocation order bits change only by the
+ * allocation (under the locks, before the page is handed out) and by the
+ * CAS.  Flags of a page that is no longer ours to own (a deferred free)
+ * are set with atomic operations.
  *
  * POISON.  With page_poisoning on (`page_poison`), a freed block is filled
  * with PAGE_POISON and its head marked PG_poisoned; the mark follows the
@@ -73,6 +92,7 @@
 #include <memlayout.h>
 #include <printk.h>
 #include <kernel.h>
+#include <kunit.h>
 #include <string.h>
 #include "internal.h"
 
@@ -109,15 +129,19 @@ static bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
 
 /* ---- the buddy: every function here needs zone->lock ---- */
 
+/* The order is stored before the flag that makes it meaningful. */
 static void add_to_free_list_locked(struct page *page, struct zone *zone,
 				    unsigned int order)
 {
-	page->flags |= PG_buddy;
-	mm_point(MM_POINT_BUDDY_HEAD_HALF, page);
 	page->order = order;
+	mm_point(MM_POINT_BUDDY_HEAD_HALF, page);
+	page->flags |= PG_buddy;
 	list_add(&page->lru, &zone->free_area[order].free_list);
-	zone->free_area[order].nr_free++;
-	zone->free_pages += 1ul << order;
+	/* WRITE_ONCE: nr_free_pages() and show_free_areas() read these
+	 * without the lock. */
+	WRITE_ONCE(zone->free_area[order].nr_free,
+		   zone->free_area[order].nr_free + 1);
+	WRITE_ONCE(zone->free_pages, zone->free_pages + (1ul << order));
 }
 
 static void del_from_free_list_locked(struct page *page, struct zone *zone,
@@ -125,8 +149,9 @@ static void del_from_free_list_locked(struct page *page, struct zone *zone,
 {
 	list_del(&page->lru);
 	page->flags &= ~PG_buddy;
-	zone->free_area[order].nr_free--;
-	zone->free_pages -= 1ul << order;
+	WRITE_ONCE(zone->free_area[order].nr_free,
+		   zone->free_area[order].nr_free - 1);
+	WRITE_ONCE(zone->free_pages, zone->free_pages - (1ul << order));
 }
 
 /* Conditions (a)-(d) of the header comment. */
@@ -243,11 +268,11 @@ static void free_deferred_pages_locked(struct zone *zone)
 static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
-	page->flags |= PG_pcp;
-	mm_point(MM_POINT_PCP_HEAD_HALF, page);
 	page->order = order;
+	mm_point(MM_POINT_PCP_HEAD_HALF, page);
+	page->flags |= PG_pcp;
 	list_add(&page->lru, &pcp->lists[order]);
-	pcp->count += 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count + (1 << order)); /* read unlocked */
 }
 
 static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
@@ -262,7 +287,7 @@ static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
 		       : list_first_entry(list, struct page, lru);
 	list_del(&page->lru);
 	page->flags &= ~PG_pcp;
-	pcp->count -= 1 << order;
+	WRITE_ONCE(pcp->count, pcp->count - (1 << order));
 	return page;
 }
 
@@ -387,6 +412,20 @@ static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
 	return true;
 }
 
+/*
+ * zone_uses_pcp() is read before pcp->lock is taken, so zone_pcp_disable()
+ * may have switched the lists off and drained this CPU's in between: read
+ * the switch again under the lock, which the drain took after setting it,
+ * and never put a page on a list that the drain has already passed.
+ */
+static bool pcp_switched_off_locked(const struct zone *zone)
+{
+	return READ_ONCE(zone->pcp_disabled);
+}
+
+static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
+				  struct lock_mode *mode);
+
 static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 				    struct lock_mode *mode)
 {
@@ -397,12 +436,15 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
 		return NULL;
 	mm_point(MM_POINT_PCP_LOCKED, zone);
+	if (unlikely(pcp_switched_off_locked(zone))) {
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		return rmqueue_buddy(zone, order, mode);
+	}
 	page = pcp_take_locked(pcp, order, false);
 	if (!page && lock_or_try(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
 
 		mm_point(MM_POINT_ZONE_LOCKED, zone);
-
 		free_deferred_pages_locked(zone);
 		rmqueue_bulk_locked(zone, order, blocks, pcp);
 		spin_unlock(&zone->lock);
@@ -440,8 +482,9 @@ static void check_page_poison(struct page *page, unsigned int order)
 		if (likely(p[i] == PAGE_POISON))
 			continue;
 		nr_page_poison_reports++;
-		pr_err("BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed\n",
-		       page_to_pfn(page), order, i, p[i], PAGE_POISON);
+		kunit_print_report(LOGLEVEL_ERR, "BUG: page poison overwritten: pfn %#lx order %u, byte %#lx is %#x, not %#x: written after it was freed",
+				   page_to_pfn(page), order, i, p[i],
+				   PAGE_POISON);
 		return;
 	}
 }
@@ -592,11 +635,17 @@ static void bad_page_free(unsigned long pfn, unsigned int order,
 			  unsigned long caller, const char *why)
 {
 	nr_bad_page_frees++;
-	pr_err("BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored\n",
-	       pfn, order, (void *)caller, why);
+	kunit_print_report(LOGLEVEL_ERR, "BUG: bad page free: pfn %#lx order %u caller %pS: %s; ignored",
+			   pfn, order, (void *)caller, why);
 }
 
-/* Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere? */
+/*
+ * Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere?
+ * It reads other pages' flags and order without their locks, while other
+ * CPUs put those pages on lists and take them off, so the answer can be
+ * stale: it only words the report of a free that the compare-and-swap in
+ * free_pages_prepare() has already refused, and never decides one.
+ */
 static bool pfn_in_free_block(unsigned long pfn)
 {
 	unsigned int o;
@@ -628,6 +677,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 {
 	unsigned long pfn, flags;
 	unsigned int recorded;
+	bool already_free;
 
 	if ((uintptr_t)page < (uintptr_t)mem_map ||
 	    (uintptr_t)page >= (uintptr_t)(mem_map + (mem_map_end_pfn -
@@ -640,34 +690,38 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 		bad_page_free(pfn, order, caller, "order above MAX_ORDER");
 		return false;
 	}
-	if (page->flags & PG_reserved) {
+	/*
+	 * Claim the free by clearing the recorded order with one
+	 * compare-and-swap.  Only an allocated block's head has an order
+	 * recorded, so the CAS refuses every double free: of a block already
+	 * free (its order was cleared by the first free), and of two CPUs
+	 * freeing the same block at the same instant (exactly one wins).  Only
+	 * once it has refused does pfn_in_free_block() look at the
+	 * neighbours, to say which it was; it reads them without a lock, so
+	 * it must never decide a free (a correct free refused that way would
+	 * leak the block).
+	 */
+	flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
+	if (flags & PG_reserved) {
 		bad_page_free(pfn, order, caller,
 			      "reserved page, never allocated");
 		return false;
 	}
-	if (pfn_in_free_block(pfn)) {
-		bad_page_free(pfn, order, caller, "double free: already free");
-		return false;
-	}
-	/*
-	 * Claim the free by clearing the recorded order with one
-	 * compare-and-swap: of two CPUs freeing the same block at the same
-	 * instant, exactly one wins; the other then finds no order recorded
-	 * and reports a double free instead of putting the block on a list
-	 * a second time.
-	 */
-	flags = READ_ONCE(page->flags);
 	do {
 		recorded = flags_alloc_order_plus1(flags);
 		if (!recorded) {
-			bad_page_free(pfn, order, caller,
+			already_free = (flags & (PG_buddy | PG_pcp |
+						 PG_deferred)) ||
+				       pfn_in_free_block(pfn);
+			bad_page_free(pfn, order, caller, already_free ?
+				      "double free: already free" :
 				      "not the head of an allocated block (or freed twice at once)");
 			return false;
 		}
 		if (recorded - 1 != order) {
-			pr_err("BUG: page at pfn %#lx was allocated with order %u\n",
-			       pfn, recorded - 1);
 			bad_page_free(pfn, order, caller, "wrong order");
+			pr_err("  the block at pfn %#lx was allocated with order %u\n",
+			       pfn, recorded - 1);
 			return false;
 		}
 	} while (!__atomic_compare_exchange_n(&page->flags, &flags,
@@ -679,10 +733,13 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
-		page->flags |= PG_poisoned;
+		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
 	}
 	return true;
 }
+
+static void free_to_buddy(struct zone *zone, struct page *page,
+			  unsigned int order);
 
 static void free_to_pcp(struct zone *zone, struct page *page,
 			unsigned int order)
@@ -692,6 +749,11 @@ static void free_to_pcp(struct zone *zone, struct page *page,
 
 	spin_lock_irqsave(&pcp->lock, flags);
 	mm_point(MM_POINT_PCP_LOCKED, zone);
+	if (unlikely(pcp_switched_off_locked(zone))) {
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		free_to_buddy(zone, page, order);
+		return;
+	}
 	pcp_add_locked(pcp, page, order);
 	if (pcp->count > PCP_HIGH || !llist_empty(&zone->deferred_free)) {
 		spin_lock(&zone->lock);
@@ -749,6 +811,26 @@ void free_pages(unsigned long addr, unsigned int order)
 		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_);
 }
 
+/*
+ * The any-context free onto this CPU's list, pcp->lock held (trylocked).
+ * False, with nothing done, when the lists were switched off meanwhile.
+ */
+static bool pcp_free_listed_locked(struct zone *zone,
+				   struct per_cpu_pages *pcp,
+				   struct page *page, unsigned int order)
+{
+	if (unlikely(pcp_switched_off_locked(zone)))
+		return false;
+	pcp_add_locked(pcp, page, order);
+	/* Over the high mark: give back only if it is free. */
+	if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
+		free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
+		free_deferred_pages_locked(zone);
+		spin_unlock(&zone->lock);
+	}
+	return true;
+}
+
 static void free_pages_nolock_caller(struct page *page, unsigned int order,
 				     unsigned long caller)
 {
@@ -762,15 +844,11 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 
 		if (spin_trylock_irqsave(&pcp->lock, flags)) {
-			pcp_add_locked(pcp, page, order);
-			/* Over the high mark: give back only if it is free. */
-			if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
-				free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
-				free_deferred_pages_locked(zone);
-				spin_unlock(&zone->lock);
+			if (pcp_free_listed_locked(zone, pcp, page, order)) {
+				spin_unlock_irqrestore(&pcp->lock, flags);
+				return;
 			}
 			spin_unlock_irqrestore(&pcp->lock, flags);
-			return;
 		}
 	}
 	if (spin_trylock_irqsave(&zone->lock, flags)) {
@@ -779,11 +857,17 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 		spin_unlock_irqrestore(&zone->lock, flags);
 		return;
 	}
-	/* Both locks are taken: leave it for the next locked free.  Count
-	 * first, so the counter never goes below what the list holds. */
+	/*
+	 * Both locks are taken: leave it for the next locked free.  Count
+	 * first, so the counter never goes below what the list holds.  The
+	 * order and the flag are published by llist_add()'s release (the
+	 * drain reads them after llist_del_all()'s acquire); the flag is set
+	 * atomically because other CPUs read this word without our lock
+	 * (page_is_buddy() on a neighbour, a racing bad free's CAS).
+	 */
 	nolock_stat_inc(page_free_deferred);
 	page->order = order;
-	page->flags |= PG_deferred;
+	__atomic_fetch_or(&page->flags, PG_deferred, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);
 	mm_point(MM_POINT_PAGE_DEFER_MARKED, zone);
 	llist_add(&page->llnode, &zone->deferred_free);

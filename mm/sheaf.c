@@ -27,17 +27,29 @@
  *
  * Before its first use a CPU's main is &bootstrap_sheaf, capacity 0, which
  * is both empty and full, so it sends the first alloc and free down the
- * slow paths, which install a real sheaf; it is never put in the barn.
+ * slow paths, which install a real sheaf.  It is one global shared by
+ * every cache and CPU, so it must stay an empty placeholder:
+ *   - it is only ever a `main`, and while it is, the CPU has no spare (a
+ *     CPU has no sheaves at all, or a real main and perhaps a spare);
+ *   - it never goes into a barn, never becomes a spare, and is never
+ *     handed out by kmem_cache_prefill_sheaf();
+ *   - its size stays 0 (a free into it would write past the global).
+ * The code checks this where a sheaf moves (bootstrap_sheaf_escapes():
+ * barn puts, spare installs, prefill), warns if it ever fires, and keeps
+ * the placeholder where it belongs.  A sheaf returned to a CPU whose main
+ * is the placeholder becomes its main.
  *
  * Sheaf arrays come from kmalloc_nosheaf(): kmalloc's caches, but straight
  * from their slabs, so a cache never needs a sheaf to make a sheaf (the
  * recursion hazard of Linux).
  *
  * Locking: see the lock order at the top of mm/slab.c.  Here:
- *   - pcs->lock (local_trylock_t): always *try*-locked.  In task context it
- *     is free (IRQs are off while it is held, so nothing on this CPU can be
- *     inside), but an NMI may find it taken; a failed trylock sends the
- *     caller to the slabs, which is always correct.
+ *   - pcs->lock (local_trylock_t): always *try*-locked.  The slow paths
+ *     here hold it with IRQs off, but the inline fast paths of
+ *     slab_internal.h hold only its flag, with IRQs on, so an IRQ as well
+ *     as an NMI may find it taken.  A failed trylock sends the caller to
+ *     the slabs, which is always correct; a flush IPI, which has no other
+ *     way, answers "busy" and is asked again (see flush_all_sheaves()).
  *   - barn->lock: taken inside pcs->lock, never with list_lock; nothing is
  *     allocated or freed under it.
  *   - After any unlock/relock the CPU's state is read afresh: an interrupt
@@ -52,9 +64,23 @@
  * visit that takes one sheaf and leaves one, so the barn's size stays
  * what it was.  When nothing works the caller goes to the slabs.
  *
+ * Flushing (kmem_cache_shrink(), kmem_cache_destroy()): each CPU's
+ * sheaves are taken away by an IPI on that CPU (a few stores under its
+ * sheaf lock) and their objects given back by the caller afterwards, in
+ * task context.  When the IPI lands inside a fast path it cannot take the
+ * lock, and cannot wait for it either: the holder resumes only once the IPI
+ * returns.  So it answers "busy", and the caller sends it again.  Each
+ * retry comes after an IPI that returned, after which the interrupted fast
+ * path (straight-line code, no loop, no call) reaches its unlock; the CPU
+ * answers busy again only if the next IPI happens to land inside another
+ * fast path.  Linux runs the flush from a workqueue on the CPU instead,
+ * in task context, where the holder cannot be interrupted; this kernel has
+ * no scheduler to run task work on a busy CPU.
+ *
  * mm_point() marks the interleaving points (include/mm_points.h): each
  * place the sheaf lock is dropped and retaken, half way through a swap,
- * the barn lock held; a test makes NMIs, IRQs and other CPUs land there.
+ * the barn lock held, a flush that found a CPU busy; a test makes NMIs,
+ * IRQs and other CPUs land there.
  */
 #include <kernel.h>
 #include <string.h>
@@ -108,6 +134,36 @@ void pcs_init(struct kmem_cache *s)
 	INIT_LIST_HEAD(&barn->sheaves_full);
 	INIT_LIST_HEAD(&barn->sheaves_empty);
 	barn->nr_full = barn->nr_empty = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The placeholder stays a placeholder                                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * True, after a warning, if sheaf is the bootstrap sheaf about to go where
+ * only a real sheaf may (`where`: the barn, a spare, a prefilled sheaf).
+ * The caller then leaves it out, which is always safe: the placeholder
+ * owns no object and no memory.  A warning here is a bug in this file.
+ */
+static bool bootstrap_sheaf_escapes(const struct slab_sheaf *sheaf,
+				    const char *where)
+{
+	if (likely(sheaf != &bootstrap_sheaf))
+		return false;
+	WARN_ON(sheaf == &bootstrap_sheaf);
+	pr_err("sheaf: the bootstrap sheaf kept out of %s\n", where);
+	return true;
+}
+
+/* Its size and capacity are 0 for ever; mend them if a stray free wrote. */
+static void bootstrap_sheaf_check(void)
+{
+	if (WARN_ON(READ_ONCE(bootstrap_sheaf.size) ||
+		    READ_ONCE(bootstrap_sheaf.capacity))) {
+		WRITE_ONCE(bootstrap_sheaf.size, 0);
+		WRITE_ONCE(bootstrap_sheaf.capacity, 0);
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -263,6 +319,8 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 	unsigned long flags;
 	bool ok;
 
+	if (bootstrap_sheaf_escapes(sheaf, "the barn"))
+		return false;
 	if (!barn_lock(barn, true, &flags))
 		return false;
 	ok = force || (sheaf->size ? barn->nr_full < BARN_MAX_FULL
@@ -284,6 +342,8 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 	struct slab_sheaf *empty = NULL;
 	unsigned long flags;
 
+	if (bootstrap_sheaf_escapes(full, "the barn"))
+		return NULL;
 	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
@@ -311,6 +371,8 @@ static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 	struct slab_sheaf *full = NULL;
 	unsigned long flags;
 
+	if (bootstrap_sheaf_escapes(empty, "the barn"))
+		return NULL;
 	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
 	if (barn->nr_full) {
@@ -336,6 +398,30 @@ static struct slub_percpu_sheaves *this_pcs(struct kmem_cache *s)
 	return &s->cpu_sheaves[smp_processor_id()];
 }
 
+/*
+ * The one way a sheaf becomes this CPU's spare (there is none now).  A
+ * spare is a real sheaf of the cache's capacity, beside a real main.  Each
+ * broken rule is a bug here, warned about and mended: the placeholder is
+ * left out, a sheaf offered beside the placeholder becomes main instead,
+ * one of another capacity is flushed and freed.
+ */
+static void pcs_install_spare_locked(struct kmem_cache *s,
+				     struct slub_percpu_sheaves *pcs,
+				     struct slab_sheaf *sheaf)
+{
+	if (bootstrap_sheaf_escapes(sheaf, "a spare"))
+		return;
+	if (WARN_ON(sheaf->capacity != s->sheaf_capacity)) {
+		sheaf_flush_and_free(s, sheaf);
+		return;
+	}
+	if (WARN_ON(pcs->main == &bootstrap_sheaf)) {
+		pcs->main = sheaf;
+		return;
+	}
+	pcs->spare = sheaf;
+}
+
 /* An empty sheaf no longer main: keep it as spare, in the barn, or free. */
 static void stash_empty_sheaf_locked(struct kmem_cache *s,
 				     struct slub_percpu_sheaves *pcs,
@@ -344,7 +430,7 @@ static void stash_empty_sheaf_locked(struct kmem_cache *s,
 	if (empty == &bootstrap_sheaf)
 		return;
 	if (!pcs->spare) {
-		pcs->spare = empty;
+		pcs_install_spare_locked(s, pcs, empty);
 		return;
 	}
 	if (barn_put_sheaf(s, empty, false))
@@ -359,7 +445,8 @@ static void swap_main_spare_locked(struct kmem_cache *s,
 
 	pcs->main = pcs->spare;
 	mm_point(MM_POINT_SHEAF_SWAP_MID, s);    /* main == spare here */
-	pcs->spare = tmp;
+	pcs->spare = NULL;
+	pcs_install_spare_locked(s, pcs, tmp);
 	stat(s, SHEAF_SWAP);
 }
 
@@ -404,10 +491,11 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		pcs->main = full;
 		stash_empty_sheaf_locked(s, pcs, old);
 	} else if (!pcs->spare) {
-		pcs->spare = full;
+		pcs_install_spare_locked(s, pcs, full);
 	} else if (!pcs->spare->size) {
 		old = pcs->spare;
-		pcs->spare = full;
+		pcs->spare = NULL;
+		pcs_install_spare_locked(s, pcs, full);
 		if (!barn_put_sheaf(s, old, false))
 			free_empty_sheaf(s, old);
 	} else {
@@ -485,8 +573,8 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 				goto push;
 			}
 			if (!pcs->spare) {
-				pcs->spare = main;
 				pcs->main = empty;
+				pcs_install_spare_locked(s, pcs, main);
 				goto push;
 			}
 			if (barn_put_sheaf(s, main, false)) {
@@ -627,9 +715,12 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - got, main->size);
-		main->size -= n;
-		memcpy(p + got, &main->objects[main->size], n * sizeof(void *));
-		got += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			main->size -= n;
+			memcpy(p + got, &main->objects[main->size],
+			       n * sizeof(void *));
+			got += n;
+		}
 		if (got == nr)
 			break;
 		if (pcs->spare && pcs->spare->size) {
@@ -663,10 +754,12 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		struct slab_sheaf *main = pcs->main;
 
 		n = min(nr - done, main->capacity - main->size);
-		memcpy(&main->objects[main->size], p + done,
-		       n * sizeof(void *));
-		main->size += n;
-		done += n;
+		if (n) {        /* never write the shared bootstrap sheaf */
+			memcpy(&main->objects[main->size], p + done,
+			       n * sizeof(void *));
+			main->size += n;
+			done += n;
+		}
 		if (done == nr)
 			break;
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
@@ -689,39 +782,80 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 /* Flushing every CPU and the barn                                         */
 /* ---------------------------------------------------------------------- */
 
-/* Take the CPU's sheaves away, leaving it the bootstrap sheaf. */
-static void pcs_detach(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
+/*
+ * Take the CPU's sheaves away, leaving it the bootstrap sheaf; false when
+ * its sheaf lock is held (by a fast path this IPI interrupted).
+ */
+static bool pcs_detach(struct slub_percpu_sheaves *pcs,
 		       struct slab_sheaf **main, struct slab_sheaf **spare)
 {
 	unsigned long flags;
 
-	*main = *spare = NULL;
-	if (WARN_ON(!local_trylock_irqsave(&pcs->lock, flags)))
-		return;
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return false;
 	*main = pcs->main;
 	*spare = pcs->spare;
 	pcs->main = &bootstrap_sheaf;
 	pcs->spare = NULL;
 	local_unlock_irqrestore(&pcs->lock, flags);
-	(void)s;
+	return true;
 }
 
-static void flush_pcs(struct kmem_cache *s, struct slub_percpu_sheaves *pcs)
-{
-	struct slab_sheaf *main, *spare;
+/* What the flush IPIs took from each CPU, and which CPUs were busy. */
+struct sheaf_flush {
+	struct kmem_cache *s;
+	struct slab_sheaf *main[NR_CPUS];
+	struct slab_sheaf *spare[NR_CPUS];
+	bool taken[NR_CPUS];    /* that CPU's sheaves are in main/spare[] */
+	bool busy[NR_CPUS];     /* its IPI landed inside a fast path */
+};
 
-	pcs_detach(s, pcs, &main, &spare);
-	mm_point(MM_POINT_SHEAF_DETACHED, s);
-	sheaf_flush_and_free(s, main);
-	sheaf_flush_and_free(s, spare);
+/* The flush IPI, on the CPU whose sheaves it takes (see the head comment). */
+static void flush_take_this_cpu(void *info)
+{
+	struct sheaf_flush *f = info;
+	unsigned int cpu = smp_processor_id();
+
+	f->taken[cpu] = pcs_detach(&f->s->cpu_sheaves[cpu], &f->main[cpu],
+				   &f->spare[cpu]);
+	f->busy[cpu] = !f->taken[cpu];
 }
 
-/* Runs on each CPU (an IPI in the kernel). */
-static void flush_cpu_sheaves(void *info)
-{
-	struct kmem_cache *s = info;
+/*
+ * Ask a CPU whose IPI found it busy again, until it answers.  A lock still
+ * held after SHEAF_FLUSH_MAX_TRIES answers was never released (a fast path
+ * cannot hold it that long): a bug, warned about, and that CPU is left.
+ */
+#define SHEAF_FLUSH_MAX_TRIES 100000
 
-	flush_pcs(s, this_pcs(s));
+static void flush_retry_busy_cpu(struct sheaf_flush *f, unsigned int cpu)
+{
+	unsigned int tries = 0;
+
+	while (f->busy[cpu]) {
+		stat(f->s, SHEAF_FLUSH_BUSY);
+		mm_point(MM_POINT_SHEAF_FLUSH_BUSY, f->s);
+		if (WARN_ON(++tries > SHEAF_FLUSH_MAX_TRIES))
+			return;
+		cpu_relax();
+		if (smp_call_function_single(cpu, flush_take_this_cpu, f,
+					     true)) {
+			f->busy[cpu] = false;  /* offline now: taken from here */
+			return;
+		}
+	}
+}
+
+/* Runs nothing: CPUs not online have their sheaves taken from here. */
+static void flush_take_offline_cpu(struct sheaf_flush *f, unsigned int cpu)
+{
+	struct slub_percpu_sheaves *pcs = &f->s->cpu_sheaves[cpu];
+
+	if (pcs->main == &bootstrap_sheaf && !pcs->spare)
+		return;
+	/* Nothing runs there, so its lock is free unless it leaked. */
+	f->taken[cpu] = !WARN_ON(!pcs_detach(pcs, &f->main[cpu],
+					      &f->spare[cpu]));
 }
 
 static void barn_shrink(struct kmem_cache *s)
@@ -750,18 +884,30 @@ static void barn_shrink(struct kmem_cache *s)
 	}
 }
 
+/*
+ * Task context, IRQs on (on_each_cpu()).  One IPI to every online CPU takes
+ * its sheaves; a CPU that was inside a fast path is asked again until it
+ * answers; then every sheaf taken is flushed here, and the barn emptied.
+ */
 void flush_all_sheaves(struct kmem_cache *s)
 {
+	struct sheaf_flush f = { .s = s };
 	unsigned int cpu;
 
 	if (!cache_has_sheaves(s))
 		return;
-	on_each_cpu(flush_cpu_sheaves, s, true);
-	/* CPUs that are not online run nothing: flush theirs from here. */
-	for (cpu = nr_cpu_ids; cpu < NR_CPUS; cpu++)
-		if (s->cpu_sheaves[cpu].main != &bootstrap_sheaf ||
-		    s->cpu_sheaves[cpu].spare)
-			flush_pcs(s, &s->cpu_sheaves[cpu]);
+	bootstrap_sheaf_check();
+	on_each_cpu(flush_take_this_cpu, &f, true);
+	for_each_possible_cpu(cpu) {
+		flush_retry_busy_cpu(&f, cpu);
+		if (!f.taken[cpu] && !f.busy[cpu])
+			flush_take_offline_cpu(&f, cpu);
+		if (!f.taken[cpu])
+			continue;
+		mm_point(MM_POINT_SHEAF_DETACHED, s);
+		sheaf_flush_and_free(s, f.main[cpu]);
+		sheaf_flush_and_free(s, f.spare[cpu]);
+	}
 	barn_shrink(s);
 }
 
@@ -802,6 +948,8 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		if (pcs->spare && pcs->spare->size >= count) {
 			sheaf = pcs->spare;
 			pcs->spare = NULL;
+			if (bootstrap_sheaf_escapes(sheaf, "a prefilled sheaf"))
+				sheaf = NULL;
 		}
 		local_unlock_irqrestore(&pcs->lock, flags);
 	}
@@ -870,8 +1018,14 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 	}
 	pcs = this_pcs(s);
 	if (local_trylock_irqsave(&pcs->lock, flags)) {
-		if (!pcs->spare) {
-			pcs->spare = sheaf;
+		if (pcs->main == &bootstrap_sheaf) {
+			/* A CPU without sheaves: as a spare beside the
+			 * placeholder, the next swap would make the
+			 * placeholder the spare. */
+			pcs->main = sheaf;
+			sheaf = NULL;
+		} else if (!pcs->spare) {
+			pcs_install_spare_locked(s, pcs, sheaf);
 			sheaf = NULL;
 		}
 		local_unlock_irqrestore(&pcs->lock, flags);

@@ -10,19 +10,23 @@
  *
  * Free objects of a slab form a singly linked list through a free pointer
  * stored inside each object at s->offset.  The pointer is *hardened*: what
- * is stored is  next ^ s->random ^ (address of the slot itself),  so a
- * stray write of a plausible pointer decodes to garbage, and the decoded
- * value is checked to lie on an object boundary inside the same slab
- * before it is followed.  The head (page->freelist) is encoded the same
- * way against its own address.
+ * is stored is  next ^ s->random ^ swab(address of the slot itself)
+ * (slab_internal.h), so a stray write of a plausible pointer decodes to
+ * garbage, and the decoded value is checked to lie on an object boundary
+ * inside the same slab before it is followed.  The head (page->freelist)
+ * is encoded the same way against its own address.  A free refuses an
+ * object that is already the head of its slab's freelist (free(a);
+ * free(a) would otherwise make a its own successor), as Linux's hardened
+ * freelist does; debug caches check double frees fully.
  *
  * Object layout (stride s->size):
  *
  *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | pad to align |
  *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
  *
- * The free pointer lives in the middle of the object unless a constructor
- * or poisoning needs the whole object, then it sits after it.  Debug
+ * The free pointer lives in the middle of the object unless no byte of a
+ * free object can hold it (a constructor, poisoning, a red zone that would
+ * overlap it: freeptr_outside_object()); then it sits after the red zone.  Debug
  * caches (any SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each
  * object as it leaves and enters a slab, under list_lock; they have no
  * sheaves, so every object passes those checks.
@@ -34,7 +38,9 @@
  *
  * Lock order (outermost first), for the whole slab allocator:
  *
- *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c)
+ *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c);
+ *                              IRQs off in the slow paths, on in the
+ *                              inline fast paths
  *   2. node->barn.lock         spinlock, IRQs off (sheaf.c)
  *   3. node->list_lock         spinlock, IRQs off (this file)
  *   4. the page allocator's locks (pcp->lock, zone->lock)
@@ -63,17 +69,24 @@
  * on the head, the drain takes the whole list with one exchange (llist.h
  * explains why that is safe).  Objects of any cache are linked through
  * their own free-pointer slot, and the link is stored *encoded* with the
- * object's cache hardening, exactly like a slab freelist pointer, so a
- * parked object looks to anyone who inspects it like any free object, and
- * a stray write into it decodes to garbage (hazard 1 of Linux).  Only
+ * object's cache hardening like a slab freelist pointer, plus
+ * DEFERRED_LINK_TAG (slab_internal.h), so a stray write into it decodes to
+ * garbage (hazard 1 of Linux) and a freelist link and a deferred link never
+ * pass for each other.  The drain validates each link before following it
+ * (reported, never followed); a free that reaches a slab refuses an object
+ * that is parked or already free, and a park one that is parked or free
+ * (defer_free_check()), so a double free that meets the list is caught on
+ * every cache without sheaves.  Only
  * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
  * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
- * where no allocator lock of this CPU can be held.
+ * where no allocator spinlock of this CPU can be held; the sheaf lock can
+ * (the inline fast paths hold it with IRQs on), and is only tried.
  * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
  * first, so no object of a cache outlives it there.
  */
 #include <irq_work.h>
 #include <kernel.h>
+#include <kunit.h>
 #include <nolock_stats.h>
 #include <printk.h>
 #include <prandom.h>
@@ -104,7 +117,8 @@ DEFINE_SPINLOCK(slab_caches_lock);
 bool slab_report_count_only;
 unsigned long slab_reports;
 
-static bool slab_up;
+static bool slab_up;          /* kmem_cache works: caches can be made */
+static bool slab_available;   /* and the kmalloc caches exist (atomic) */
 static slab_flags_t slub_debug_flags;
 static const char *slub_debug_names;   /* ",a,b" after the letters, or NULL */
 static unsigned long cache_serial;
@@ -125,12 +139,19 @@ const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
 	[BARN_GET_FAIL] = "barn_get_fail", [BARN_PUT] = "barn_put",
 	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
 	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
-	[FREE_SLAB] = "slab_free",
+	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
 };
 
+/*
+ * True once kmem_cache_init() is over, kmalloc caches included.  Any
+ * context: kmalloc_nolock() asks, and an NMI may arrive while
+ * kmalloc_init() is still making the caches (slab_up is already true
+ * then, so kmem_cache_create() works, but kmalloc's cache pointers are not
+ * all set).
+ */
 bool slab_is_available(void)
 {
-	return slab_up;
+	return __atomic_load_n(&slab_available, __ATOMIC_ACQUIRE);
 }
 
 const char *kmem_cache_name(const struct kmem_cache *s)
@@ -171,19 +192,22 @@ static long object_index(const struct kmem_cache *s, const struct page *slab,
 	return (long)(off / s->size);
 }
 
-/* ---- the hardened free pointer ---- */
-
-static unsigned long freeptr_encode(const struct kmem_cache *s, void *ptr,
-				    const void *slot)
+/*
+ * Is p the first byte of an object in some slab (of any cache)?  Safe on
+ * any value: it reads only the memmap, never p itself.
+ */
+static bool is_slab_object(const void *p)
 {
-	return (unsigned long)ptr ^ s->random ^ (unsigned long)slot;
+	struct page *slab = virt_to_slab(p);
+	struct kmem_cache *s;
+
+	if (!slab)
+		return false;
+	s = READ_ONCE(slab->slab_cache);
+	return s && object_index(s, slab, p) >= 0;
 }
 
-static void *freeptr_decode(const struct kmem_cache *s, unsigned long stored,
-			    const void *slot)
-{
-	return (void *)(stored ^ s->random ^ (unsigned long)slot);
-}
+/* ---- the hardened free pointer (encoding: slab_internal.h) ---- */
 
 static void **freeptr_slot(const struct kmem_cache *s, void *object)
 {
@@ -203,6 +227,57 @@ static void set_freepointer(const struct kmem_cache *s, void *object,
 	void **slot = freeptr_slot(s, object);
 
 	*slot = (void *)freeptr_encode(s, next, slot);
+}
+
+/*
+ * What the slot of an allocated object holds when it leaves its slab: a
+ * value that decodes, as a freelist link and as a deferred one, to a
+ * non-canonical address.  So a stale link left in an object whose user
+ * never writes the slot can never make a later free think the object is
+ * free or parked already.
+ */
+#define FREEPTR_IN_USE ((void *)(1ul << 62))
+
+static void clear_freepointer(const struct kmem_cache *s, void *object)
+{
+	set_freepointer(s, object, FREEPTR_IN_USE);
+}
+
+/*
+ * Does object look free in slab: its slot holds a freelist link (NULL or
+ * an object of the same slab)?  An allocated object's slot holds its data
+ * or FREEPTR_IN_USE, which decode to something else (data passes only by
+ * guessing s->random).  Exact for the freelist head (object == the head:
+ * free(a); free(a)), and cheap enough for every free that reaches a slab.
+ */
+static bool object_looks_free(const struct kmem_cache *s, struct page *slab,
+			      void *object)
+{
+	void *next = get_freepointer(s, object);
+
+	return !next || object_index(s, slab, next) >= 0;
+}
+
+/* The deferred-list link of a parked object (slab_internal.h). */
+static void *get_deferred_link(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return deferred_link_decode(s, (unsigned long)*slot, slot);
+}
+
+/*
+ * Does object look parked on a deferred list: its slot holds a deferred
+ * link (NULL or a slab object, encoded with the tag)?  An allocated
+ * object's slot holds its data or an old freelist link, which decode to a
+ * non-canonical or random value that is no slab object (the chance that
+ * data passes is that of guessing s->random).
+ */
+static bool object_is_parked(const struct kmem_cache *s, void *object)
+{
+	void *next = get_deferred_link(s, object);
+
+	return !next || is_slab_object(next);
 }
 
 static void *slab_freelist(const struct kmem_cache *s, struct page *slab)
@@ -241,6 +316,12 @@ static struct slab_track *object_tracks(const struct kmem_cache *s,
 	return (struct slab_track *)((char *)object + off);
 }
 
+struct slab_track *slab_object_tracks(const struct kmem_cache *s,
+				      void *object)
+{
+	return object_tracks(s, object);
+}
+
 static void print_track(const char *what, const struct slab_track *t)
 {
 	char sym[96];
@@ -267,7 +348,8 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	va_end(ap);
 	format_caller(caller, sym, sizeof(sym));
 	pr_err("=============================================================\n");
-	pr_err("BUG %s: %s\n", s ? s->name : "(no cache)", msg);
+	kunit_print_report(LOGLEVEL_ERR, "BUG %s: %s", s ? s->name : "(no cache)",
+			   msg);
 	if (slab && s && slab->slab_cache == s)
 		pr_err("  object %p (slab %p, object %ld of %u)\n", object,
 		       slab_base(slab), object_index(s, slab, object),
@@ -361,6 +443,13 @@ void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size)
 		return;
 	*orig_size_slot(s, object) = size;
 	memset((char *)object + size, SLUB_RED_ACTIVE, s->object_size - size);
+}
+
+size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object)
+{
+	if (!s->orig_size_offset)
+		return s->object_size;
+	return min((size_t)*orig_size_slot(s, object), (size_t)s->object_size);
 }
 
 /* The bytes past the size asked for: untouched?  Reported if not. */
@@ -458,8 +547,9 @@ static bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
 }
 
 /*
- * Cheap check on every free, debug or not: object must be in a slab of s.
- * Debug caches check the rest (boundary, double free) under list_lock.
+ * Cheap check on every free, debug or not: object must be the start of an
+ * object in a slab of s.  Debug caches check the rest (double free, red
+ * zones) under list_lock.
  */
 bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller)
@@ -471,6 +561,11 @@ bool slab_free_check(struct kmem_cache *s, const void *object,
 			 "invalid free: not an object of this cache%s%s",
 			 slab ? ", it belongs to " : "",
 			 slab ? slab->slab_cache->name : "");
+		return false;
+	}
+	if (unlikely(object_index(s, slab, object) < 0)) {
+		slab_bug(s, object, caller,
+			 "invalid free: not the start of an object");
 		return false;
 	}
 	return true;
@@ -501,6 +596,9 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 		p = base + (unsigned long)i * s->size;
 		if (is_debug_cache(s))
 			init_object(s, p, false);
+		if (s->flags & SLAB_STORE_USER)   /* no stale "last free by" */
+			memset(object_tracks(s, p), 0,
+			       2 * sizeof(struct slab_track));
 		if (s->ctor)
 			s->ctor(p);
 		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
@@ -603,6 +701,7 @@ static unsigned int take_from_slab_locked(struct kmem_cache *s,
 			next = NULL;
 			lost = true;
 		}
+		clear_freepointer(s, object);
 		if (is_debug_cache(s))
 			alloc_debug_checks(s, object, caller);
 		p[got++] = object;
@@ -667,6 +766,18 @@ static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 {
 	lockdep_assert_held(&n->list_lock);
 	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
+	if (unlikely(object_is_parked(s, object))) {
+		slab_bug(s, object, caller,
+			 "double free: the object is parked on a deferred-free list");
+		return;
+	}
+	/* free(a); free(a) included: the head's slot is a freelist link. */
+	if (unlikely(object_looks_free(s, slab, object))) {
+		slab_bug(s, object, caller,
+			 "double free: the object's free pointer says it is free");
+		return;
+	}
+	/* Last: they repaint the object for a free one. */
 	if (is_debug_cache(s) &&
 	    !free_debug_checks_locked(s, slab, object, caller))
 		return;
@@ -789,18 +900,45 @@ struct slab_defer {
 
 static DEFINE_PER_CPU(struct slab_defer, slab_defer);
 
+/*
+ * A double free caught before it can meet the deferred list: the object
+ * is parked already, or it is free in its slab (its free pointer, or its
+ * red zone, says so).  The checks read the object without list_lock: it
+ * is the caller's, unless this is the double free they look for.
+ */
+static bool defer_free_check(struct kmem_cache *s, void *object,
+			     unsigned long caller)
+{
+	if (unlikely(object_is_parked(s, object))) {
+		slab_bug(s, object, caller,
+			 "double free: the object is parked on a deferred-free list");
+		return false;
+	}
+	if (unlikely(object_looks_free(s, virt_to_slab(object), object)) ||
+	    ((s->flags & SLAB_RED_ZONE) &&
+	     red_zone_is(s, object, SLUB_RED_INACTIVE))) {
+		slab_bug(s, object, caller, "double free");
+		return false;
+	}
+	return true;
+}
+
 /* Push object (of s) on this CPU's list; the link is stored encoded. */
-static void defer_free(struct kmem_cache *s, void *object)
+static void defer_free(struct kmem_cache *s, void *object,
+		       unsigned long caller)
 {
 	struct slab_defer *d = this_cpu_ptr(slab_defer);
 	void **slot = freeptr_slot(s, object);
-	void *first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
+	void *first;
 
+	if (!defer_free_check(s, object, caller))
+		return;
+	first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
 	/* Count first, so the count never reads less than the list holds. */
 	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
 	mm_point(MM_POINT_DEFER_COUNTED, s);
 	do {
-		*slot = (void *)freeptr_encode(s, first, slot);
+		*slot = (void *)deferred_link_encode(s, first, slot);
 	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
 					      __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
@@ -816,9 +954,20 @@ static void free_deferred_objects(struct slab_defer *d)
 	while (object) {
 		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
 		/* Read the link first: the free reuses the slot. */
-		void *next = get_freepointer(s, object);
+		void *next = get_deferred_link(s, object);
 
 		mm_point(MM_POINT_DEFER_DRAIN, s);
+		/* Validated as take_from_slab_locked() does: a stray write
+		 * into a parked object is reported, never followed (the
+		 * objects behind it are lost, and stay counted). */
+		if (unlikely(next && !is_slab_object(next))) {
+			slab_bug(s, object, _RET_IP_,
+				 "deferred-free link corrupted: it decodes to %p, not a slab object",
+				 next);
+			next = NULL;
+		}
+		/* No longer parked: a later free must not think it is. */
+		clear_freepointer(s, object);
 		slab_free(s, object, _RET_IP_);
 		__atomic_fetch_sub(&d->count, 1, __ATOMIC_RELAXED);
 		object = next;
@@ -881,7 +1030,7 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 		stat(s, FREE_SLOWPATH);
 		return;
 	}
-	defer_free(s, object);
+	defer_free(s, object, caller);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -893,6 +1042,27 @@ static unsigned int ilog2_u(unsigned int v)
 	return 31 - (unsigned int)__builtin_clz(v);
 }
 
+/*
+ * Does the free pointer need a word of its own after the object (and its
+ * red zone)?  Yes when no byte of a free object is left to hold it:
+ *   - a constructor's work must survive in a free object;
+ *   - poison fills every byte of a free object;
+ *   - a red zone with an object under a word: a word in the middle would
+ *     reach into the red zone, which the first allocation then reports;
+ *   - a debug kmalloc cache red-zones the bytes past the size asked for,
+ *     so the middle of the object may be red zone while it is allocated,
+ *     and a deferred free links an object through that slot before the
+ *     debug checks of the free have looked at it.
+ */
+static bool freeptr_outside_object(const struct kmem_cache *s)
+{
+	if (s->ctor || (s->flags & SLAB_POISON))
+		return true;
+	if (!(s->flags & SLAB_RED_ZONE))
+		return false;
+	return s->object_size < WORD || (s->flags & SLAB_KMALLOC);
+}
+
 /* Where the metadata goes and how far apart objects are. */
 static void calculate_sizes(struct kmem_cache *s)
 {
@@ -902,8 +1072,8 @@ static void calculate_sizes(struct kmem_cache *s)
 	off = s->inuse;
 	if (s->flags & SLAB_RED_ZONE)
 		off += REDZONE_SIZE;
-	if (s->ctor || (s->flags & SLAB_POISON)) {
-		s->offset = off;            /* the whole object is in use */
+	if (freeptr_outside_object(s)) {
+		s->offset = off;
 		off += WORD;
 	} else {
 		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)WORD);
@@ -956,7 +1126,9 @@ static bool calculate_order(struct kmem_cache *s)
 	s->order = best;
 	s->objects = min((unsigned int)((PAGE_SIZE << best) / s->size),
 			 (unsigned int)SLAB_MAX_OBJECTS);
-	return true;
+	/* The tail must be shorter than a stride (slab_object_start()). */
+	return (PAGE_SIZE << best) - (unsigned long)s->objects * s->size <
+	       s->size;
 }
 
 static bool slub_debug_selects(const char *name)
@@ -1007,7 +1179,8 @@ static void slub_debug_parse(const char *opt)
 static unsigned long cache_random(const struct kmem_cache *s)
 {
 	struct rnd_state r;
-	unsigned long h = (unsigned long)s ^ ++cache_serial;
+	unsigned long h = (unsigned long)s ^
+		__atomic_add_fetch(&cache_serial, 1, __ATOMIC_RELAXED);
 	const char *c;
 
 	for (c = s->name; *c; c++)
@@ -1037,6 +1210,7 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 	s->ctor = args->ctor;
 	s->refcount = 1;
 	calculate_sizes(s);
+	s->stride_divisor = 1 + ~0ul / s->size;
 	if (!calculate_order(s))
 		return -1;
 	s->min_partial = min(max(ilog2_u(s->size) / 2,
@@ -1160,6 +1334,7 @@ void kmem_cache_free(struct kmem_cache *s, void *object)
 	if (likely(cache_has_sheaves(s))) {
 		slab = virt_to_slab(object);
 		if (likely(slab && slab->slab_cache == s &&
+			   slab_object_start(s, slab, object) &&
 			   pcs_free_fast(s, object)))
 			return;
 	}
@@ -1196,8 +1371,10 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		if (!p[i] || virt_to_slab(p[i]) == NULL ||
-		    virt_to_slab(p[i])->slab_cache != s) {
+		struct page *slab = p[i] ? virt_to_slab(p[i]) : NULL;
+
+		if (!slab || slab->slab_cache != s ||
+		    !slab_object_start(s, slab, p[i])) {
 			/* Something odd in the batch: one at a time. */
 			for (i = 0; i < nr; i++)
 				kmem_cache_free(s, p[i]);
@@ -1309,8 +1486,8 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	leaks = report_leaks_locked(s, n);
 	if (leaks) {
 		spin_unlock_irqrestore(&n->list_lock, flags);
-		pr_err("kmem_cache_destroy %s: %lu objects still allocated: cache kept\n",
-		       s->name, leaks);
+		kunit_print_report(LOGLEVEL_ERR, "kmem_cache_destroy %s: %lu objects still allocated: cache kept",
+				   s->name, leaks);
 		__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
@@ -1356,6 +1533,7 @@ void slab_host_reset(void)
 	INIT_LIST_HEAD(&slab_caches);
 	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
 	slab_up = false;
+	__atomic_store_n(&slab_available, false, __ATOMIC_RELEASE);
 	slub_debug_flags = 0;
 	slub_debug_names = NULL;
 }
@@ -1379,7 +1557,10 @@ void kmem_cache_init(const char *slub_debug)
 	add_to_cache_list(&kmem_cache_boot);
 	slab_defer_init();
 	slab_up = true;
+	mm_point(MM_POINT_KMALLOC_INIT, &kmem_cache_boot);
 	kmalloc_init();
+	/* Release: whoever sees it true sees every kmalloc cache made. */
+	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
 	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug: %s\n",
 		kmem_cache_boot.size, KMALLOC_MAX_CACHE_SIZE >> 10,
 		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
@@ -1465,5 +1646,5 @@ void *slab_deferred_first(unsigned int cpu)
  * drain decodes it (free_deferred_objects()). */
 void *slab_deferred_next(void *object)
 {
-	return get_freepointer(virt_to_slab(object)->slab_cache, object);
+	return get_deferred_link(virt_to_slab(object)->slab_cache, object);
 }

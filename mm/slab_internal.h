@@ -13,8 +13,11 @@
  *
  * Invariants:
  *   - cpu_sheaves[c].main is never NULL while its lock is free; it may be
- *     &bootstrap_sheaf (capacity 0: always "empty" and "full").
+ *     &bootstrap_sheaf (capacity 0: always "empty" and "full"), and then
+ *     spare is NULL.
  *   - spare is NULL, or a real sheaf of the cache's capacity.
+ *   - &bootstrap_sheaf is only ever a main: never a spare, never in a barn,
+ *     never a prefilled sheaf; its size stays 0 (sheaf.c checks).
  *   - barn->sheaves_full holds sheaves with size > 0, sheaves_empty ones
  *     with size 0; each list normally holds at most its limit.
  *   - a slab is on `partial` when 0 < inuse < objects or it is one of the
@@ -51,6 +54,7 @@ enum slab_stat_item {
 	SHEAF_RETURN,         /* prefilled sheaves given back */
 	ALLOC_SLAB,           /* slabs allocated from the buddy */
 	FREE_SLAB,            /* slabs given back to the buddy */
+	SHEAF_FLUSH_BUSY,     /* flush IPI found a fast path inside: asked again */
 	NR_SLAB_STAT_ITEMS
 };
 
@@ -105,7 +109,8 @@ struct kmem_cache_node {
 
 /*
  * Per CPU: main and spare sheaf under a local_trylock_t.  Only this CPU
- * touches them (flushes from other CPUs run here through on_each_cpu()).
+ * touches them (a flush from another CPU runs here, in an IPI that takes
+ * them away: flush_all_sheaves() in sheaf.c).
  * The two hot counters sit here so the fast path writes nothing shared.
  */
 struct slub_percpu_sheaves {
@@ -132,6 +137,7 @@ struct kmem_cache {
 	const char *name;
 	unsigned int object_size;  /* what the user asked for */
 	unsigned int size;         /* stride between objects, metadata included */
+	unsigned long stride_divisor; /* 1 + ~0ul / size: see slab_object_start() */
 	unsigned int align;
 	unsigned int offset;       /* free pointer, from the object start */
 	unsigned int inuse;        /* object plus padding to a word */
@@ -210,6 +216,9 @@ static __always_inline struct page *virt_to_slab(const void *addr)
  * interrupt or NMI that lands inside finds the flag set and takes its own
  * slow path, so disabling interrupts would buy nothing here (see
  * include/local_lock.h).  The slow paths still use the irqsave forms.
+ * So IRQs are ON while these hold the lock: any code that can run in an
+ * IRQ must only try it.  The flush IPI of kmem_cache_shrink() has no slow
+ * path to take: it answers "busy" and is sent again (sheaf.c).
  *
  * pcs_alloc_fast() refuses NMI context (the full path warns: kmalloc_nolock()
  * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
@@ -234,6 +243,37 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 	pcs->alloc_pcs++;
 	local_unlock(&pcs->lock);
 	return object;
+}
+
+/*
+ * Is object at the start of an object's stride in slab?  The free fast
+ * paths ask, so that kfree(p + 8) is refused (it would go into a sheaf and
+ * come back from the next kmalloc()).  The offset in the slab comes from
+ * the two struct pages (64 bytes each: a shift), and divisibility by the
+ * stride from one multiplication: for a 32-bit n and c = 1 + (2^64 - 1) / d,
+ * d divides n exactly when n * c (mod 2^64) < c (Lemire, Kaser and Kurz,
+ * "Faster remainder by direct computation", 2019).  About eight
+ * instructions, no division.  A slab's unused tail is always shorter than
+ * a stride (calculate_order() refuses a cache otherwise), so a pointer
+ * that passes is an object's first byte.
+ */
+static __always_inline bool stride_divides(const struct kmem_cache *s,
+					   u32 offset)
+{
+	return (unsigned long)offset * s->stride_divisor < s->stride_divisor;
+}
+
+static __always_inline bool slab_object_start(const struct kmem_cache *s,
+					      const struct page *slab,
+					      const void *object)
+{
+	/* The same conversion as virt_to_slab(), so the compiler shares it. */
+	unsigned long pages = (unsigned long)
+		(pfn_to_page(__pa_direct(object) >> PAGE_SHIFT) - slab);
+
+	return stride_divides(s, (u32)((pages << PAGE_SHIFT) |
+				       ((unsigned long)object &
+					(PAGE_SIZE - 1))));
 }
 
 /* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
@@ -263,6 +303,59 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 	return true;
 }
 
+/*
+ * The hardened free pointer (slab.c; the tests decode it too).  A free
+ * object's link to the next is stored as
+ *
+ *     next ^ s->random ^ swab(address of the slot)
+ *
+ * The slot address is byte-swapped (as Linux does): next and the slot lie
+ * in the same slab, so without the swap their high bits cancel and one
+ * freed object shows the high bits of s->random in the clear; swapped, the
+ * slot's varying low bytes land on top.
+ *
+ * A link on a CPU's deferred list (objects parked by kfree_nolock()) is
+ * stored the same way with DEFERRED_LINK_TAG mixed in.  So the two kinds
+ * never pass for each other: a slab freelist link read as a deferred one
+ * decodes to a non-canonical address (the tag flips bit 63, not bit 62),
+ * which no check accepts, and a deferred link read as a freelist one
+ * likewise.  That is
+ * what lets a free tell "this object is parked" from "this object holds
+ * data" (a double free that meets the deferred list, mm/slab.c).
+ */
+#define DEFERRED_LINK_TAG (1ul << 63)
+
+static inline unsigned long freeptr_slot_mix(const void *slot)
+{
+	return __builtin_bswap64((unsigned long)slot);
+}
+
+static inline unsigned long freeptr_encode(const struct kmem_cache *s,
+					   const void *ptr, const void *slot)
+{
+	return (unsigned long)ptr ^ s->random ^ freeptr_slot_mix(slot);
+}
+
+static inline void *freeptr_decode(const struct kmem_cache *s,
+				   unsigned long stored, const void *slot)
+{
+	return (void *)(stored ^ s->random ^ freeptr_slot_mix(slot));
+}
+
+static inline unsigned long deferred_link_encode(const struct kmem_cache *s,
+						 const void *ptr,
+						 const void *slot)
+{
+	return freeptr_encode(s, ptr, slot) ^ DEFERRED_LINK_TAG;
+}
+
+static inline void *deferred_link_decode(const struct kmem_cache *s,
+					 unsigned long stored,
+					 const void *slot)
+{
+	return freeptr_decode(s, stored ^ DEFERRED_LINK_TAG, slot);
+}
+
 /* ---- slab.c: the slab layer, any context that may spin ---- */
 /* Take up to nr objects from slabs into p; returns how many. */
 unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
@@ -281,6 +374,12 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 /* kmalloc(size) gave object: remember size, red-zone the rest (debug
  * kmalloc caches only; nothing otherwise). */
 void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
+/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
+ * or s->object_size when the cache keeps none. */
+size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
+/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
+struct slab_track *slab_object_tracks(const struct kmem_cache *s,
+				      void *object);
 
 /* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was

@@ -38,7 +38,13 @@
 #define CPUID_EDX_TSC          (1u << 4)
 
 /* RFLAGS (SDM vol. 1, 3.4.3) */
+#define RFLAGS_TF (1ul << 8)   /* trap flag: #DB after every instruction */
 #define RFLAGS_IF (1ul << 9)
+
+/* DR6, the debug status register (SDM vol. 3B, 18.2.3).  The CPU sets its
+ * bits but never clears them: a #DB handler writes DR6_RESET back. */
+#define DR6_BS    (1ul << 14)  /* the #DB is a single-step trap (TF) */
+#define DR6_RESET 0xffff0ff0ul /* every status bit clear */
 
 static inline void outb(u16 port, u8 v)
 {
@@ -119,6 +125,19 @@ DEFINE_READ_CR(0)
 DEFINE_READ_CR(2)
 DEFINE_READ_CR(3)
 DEFINE_READ_CR(4)
+
+static inline unsigned long read_dr6(void)
+{
+	unsigned long v;
+
+	__asm__ __volatile__("mov %%db6, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_dr6(unsigned long v)
+{
+	__asm__ __volatile__("mov %0, %%db6" : : "r"(v));
+}
 
 static inline void write_cr0(unsigned long v)
 {

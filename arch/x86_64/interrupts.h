@@ -29,9 +29,18 @@ typedef void (*irq_handler_t)(struct pt_regs *regs);
 
 /* Install a handler for a vector >= 32 (APIC timer, IPIs). */
 void set_irq_handler(unsigned int vector, irq_handler_t handler);
+/* The handler installed for a vector >= 32 (a test may wrap it). */
+irq_handler_t get_irq_handler(unsigned int vector);
 
 /* The NMI entry point, set by arch/x86_64/nmi.c. */
 extern void (*nmi_entry_handler)(struct pt_regs *regs);
+
+/*
+ * Vector 1 (#DB), NULL unless a test traces code (traps.c head comment).
+ * Runs with IRQs off and TF clear; it must clear DR6 (write DR6_RESET)
+ * and may change regs->rflags, e.g. clear RFLAGS_TF to stop tracing.
+ */
+extern void (*debug_exception_handler)(struct pt_regs *regs);
 
 void interrupt_dispatch(struct pt_regs *regs);
 void show_regs(const struct pt_regs *regs);

@@ -9,7 +9,14 @@
  * panic() ends the run with a failure status the test harness recognises.
  *
  * Vector 2, the NMI, is not an error: it goes to nmi_entry_handler (nmi.c),
- * which keeps the per-CPU nesting count behind in_nmi().  Vectors 32..255
+ * which keeps the per-CPU nesting count behind in_nmi().  Vector 1, #DB,
+ * goes to debug_exception_handler when a test installed one (single-step
+ * tracing, tests/kernel/singlestep_test.c); otherwise it is fatal too.
+ * #DB has no IST stack: everything runs in ring 0 on a valid stack, so the
+ * trap frame lands on the stack of the code being traced (no red zone:
+ * -mno-red-zone), and the handler may nest calls there.  The CPU clears TF
+ * (and IF: an interrupt gate) on entry, so the handler itself is never
+ * traced; IRETQ restores the traced code's RFLAGS, TF included.  Vectors 32..255
  * go to handlers installed with set_irq_handler(), inside an irq_nesting
  * count behind in_irq().
  */
@@ -55,11 +62,18 @@ static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
 
 static irq_handler_t irq_handlers[256];
 void (*nmi_entry_handler)(struct pt_regs *regs);
+void (*debug_exception_handler)(struct pt_regs *regs);
 
 void set_irq_handler(unsigned int vector, irq_handler_t handler)
 {
 	BUG_ON(vector < NR_EXCEPTION_VECTORS || vector > 255);
 	irq_handlers[vector] = handler;
+}
+
+irq_handler_t get_irq_handler(unsigned int vector)
+{
+	BUG_ON(vector < NR_EXCEPTION_VECTORS || vector > 255);
+	return irq_handlers[vector];
 }
 
 void show_regs(const struct pt_regs *r)
@@ -134,6 +148,10 @@ void interrupt_dispatch(struct pt_regs *regs)
 			return;
 		}
 		die(regs);
+	}
+	if (vec == VEC_DEBUG && debug_exception_handler) {
+		debug_exception_handler(regs);
+		return;
 	}
 	if (vec < NR_EXCEPTION_VECTORS)
 		die(regs);

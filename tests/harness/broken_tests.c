@@ -3,11 +3,14 @@
  *
  * `make test` builds a second kernel with this file as EXTRA_TESTS and boots
  * it once per suite below (test=<suite>).  Each boot must fail, and the
- * harness must say why: a failed expectation, a page fault, a hang.  If the
+ * harness must say why: a failed expectation, a page fault, a hang, a
+ * warning nobody expected, an expected report that never came.  If the
  * harness ever passed one of these, it could pass a broken kernel too.
  * Never part of the normal test kernel.
  */
+#include <kernel.h>
 #include <kunit.h>
+#include <printk.h>
 
 static void expect_two_plus_two_is_five(struct kunit *test)
 {
@@ -122,3 +125,91 @@ static struct kunit_suite broken_deadlock = {
 	.test_cases = broken_deadlock_cases,
 };
 kunit_test_suite(broken_deadlock);
+
+/*
+ * Reports.  broken_warning.warn_in_case WARNs inside a case that declared
+ * nothing: the kernel fails the case.  broken_warning_outside WARNs from
+ * suite_exit(), outside any case, where only the harness's reading of the
+ * log can catch it (its one case passes).  broken_forged_tag prints a
+ * WARNING line that carries the expected tag, but no case declared it: the
+ * harness must not take the tag's word for it.  broken_absent_report
+ * declares a report and provokes nothing: the case must fail.
+ */
+static void warn_in_case(struct kunit *test)
+{
+	volatile int wrong = 1;
+
+	kunit_info(test, "warning without declaring it");
+	WARN_ON(wrong);
+}
+
+static void passes(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 1 + 1, 2);
+}
+
+static struct kunit_case broken_warning_cases[] = {
+	KUNIT_CASE(warn_in_case),
+	{}
+};
+
+static struct kunit_suite broken_warning = {
+	.name = "broken_warning",
+	.test_cases = broken_warning_cases,
+};
+kunit_test_suite(broken_warning);
+
+static void warn_from_suite_exit(struct kunit_suite *suite)
+{
+	volatile int wrong = 1;
+
+	(void)suite;
+	WARN_ON(wrong);
+}
+
+static struct kunit_case broken_warning_outside_cases[] = {
+	KUNIT_CASE(passes),
+	{}
+};
+
+static struct kunit_suite broken_warning_outside = {
+	.name = "broken_warning_outside",
+	.suite_exit = warn_from_suite_exit,
+	.test_cases = broken_warning_outside_cases,
+};
+kunit_test_suite(broken_warning_outside);
+
+static void forge_the_tag(struct kunit *test)
+{
+	(void)test;
+	pr_warn("WARNING: forged at nowhere.c:1" KUNIT_EXPECTED_TAG_FMT "\n",
+		"broken_forged_tag", "forge_the_tag");
+}
+
+static struct kunit_case broken_forged_tag_cases[] = {
+	KUNIT_CASE(forge_the_tag),
+	{}
+};
+
+static struct kunit_suite broken_forged_tag = {
+	.name = "broken_forged_tag",
+	.test_cases = broken_forged_tag_cases,
+};
+kunit_test_suite(broken_forged_tag);
+
+static void declare_and_provoke_nothing(struct kunit *test)
+{
+	kunit_expect_report(test, "BUG test_dbg: double free");
+	kunit_expect_report_done(test);
+}
+
+static struct kunit_case broken_absent_report_cases[] = {
+	KUNIT_CASE(declare_and_provoke_nothing),
+	{}
+};
+
+static struct kunit_suite broken_absent_report = {
+	.name = "broken_absent_report",
+	.test_cases = broken_absent_report_cases,
+};
+kunit_test_suite(broken_absent_report);

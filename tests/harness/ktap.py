@@ -6,6 +6,15 @@ follows the suites and cases, and collects the things that end a run badly:
 a panic, an exception, a watchdog report.  verdict() turns that and QEMU's
 exit status into a list of reasons; an empty list means the run passed.
 
+Reports: every line that opens a kernel report (REPORT below: `WARNING:`,
+`BUG:`, `BUG <cache>:`, `kmem_cache_destroy <cache>: N objects still
+allocated`) fails the run, in a case or not, unless it ends with the tag
+` [expected by suite.case]` (kernel/kunit.c, kunit_print_report()) AND that
+case printed `# case: expecting a report containing "S"` for an S the line
+contains.  The declaration may be anywhere in the log: a report an NMI
+printed reaches the console when its buffer is flushed, possibly after the
+case ended, but it was tagged when it was printed.
+
 Used by boottest.py (one boot) and run_tests.py (the whole suite), and on
 the host test programs' output, which is the same KTAP without prefixes.
 """
@@ -16,6 +25,15 @@ RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?: # (SKIP)\b ?(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (\S+)")
 TOTALS = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+# The first line of every report the kernel prints (mm/, kernel/panic.c).
+REPORT = re.compile(r"^(WARNING: |BUG[: ]|kmem_cache_destroy \S+: \d+ objects "
+                    r"still allocated)")
+EXPECTED_TAG = re.compile(r" \[expected by ([^\s.\]]+)\.([^\s\]]+)\]$")
+UNMATCHED = re.compile(r"^# test=(.*) matches no test; the suites are:$")
+UNMATCHED_SUITE = re.compile(r"^#   (\S+) \(\d+ cases\)$")
+DECLARATION = re.compile(r'^# (\S+): expecting a report containing "(.*)"$')
+
+MAX_REPORTS_LISTED = 5
 
 # QEMU isa-debug-exit statuses: (value << 1) | 1, see arch/x86_64/qemu.h
 EXIT_PASS, EXIT_FAIL, EXIT_PANIC = 33, 35, 37
@@ -27,6 +45,7 @@ class Suite:
         self.planned = None
         self.cases = []          # (number, name, status) status: ok/fail/skip
         self.result = None       # "ok" / "not ok" once the suite line came
+        self.result_skip = False  # the suite line says "# SKIP"
         self.failure_lines = {}  # case name -> diagnostic lines
         self.case_names_seen = set()
         self.last_diag = None
@@ -42,6 +61,10 @@ class Log:
         self.watchdog = None
         self.panic_test = None
         self.lines = []
+        self.declared = {}       # (suite, case) -> [substring, ...]
+        self.reports = []        # (line number, text, where it ran)
+        self.unexpected = []     # the reports no declaration covers
+        self.unmatched_filter = None  # (test=, [suites]) if it matched none
 
 
 def strip(line):
@@ -68,6 +91,22 @@ def parse_lines(lines):
         if body.startswith("while running test "):
             log.panic_test = body[len("while running test "):].strip()
             continue
+        if REPORT.match(body):
+            log.reports.append((len(log.lines), body, running_where(cur)))
+            continue
+        m = UNMATCHED.match(body)
+        if m and not nested:
+            log.unmatched_filter = (m.group(1), [])
+            continue
+        m = UNMATCHED_SUITE.match(body)
+        if m and not nested and log.unmatched_filter is not None:
+            log.unmatched_filter[1].append(m.group(1))
+            continue
+        m = DECLARATION.match(body)
+        if m and nested and cur is not None:
+            log.declared.setdefault((cur.name, m.group(1)), []).append(
+                m.group(2))
+            continue
         m = SUBTEST.match(body)
         if m and nested:
             cur = Suite(m.group(1))
@@ -88,6 +127,7 @@ def parse_lines(lines):
                 cur.cases.append((int(m.group(2)), m.group(3), status))
             elif not nested and cur is not None and m.group(3) == cur.name:
                 cur.result = m.group(1)
+                cur.result_skip = bool(m.group(4))
             continue
         m = TOTALS.match(body)
         if m and not nested:
@@ -98,13 +138,35 @@ def parse_lines(lines):
             # "# case: ..." opens a case's diagnostics; the lines after it
             # without such a prefix ("# Expected ...") continue them.
             name = body[2:].split(":", 1)[0]
-            if " FAILED at " in body or body.endswith("() failed"):
+            if " FAILED at " in body or body.endswith("() failed") or \
+                    " unexpected report" in body:
                 cur.case_names_seen.add(name)
             if name not in cur.case_names_seen and cur.last_diag:
                 name = cur.last_diag
             cur.last_diag = name
             cur.failure_lines.setdefault(name, []).append(body)
+    log.unexpected = [r for r in log.reports if not report_declared(log, r[1])]
     return log
+
+
+def running_where(suite):
+    """Which case was running when a line came: 'suite X, case N'."""
+    if suite is None or suite.result is not None:
+        return "outside any case"
+    if suite.planned is not None and len(suite.cases) >= suite.planned:
+        return "in suite %s, after its last case" % suite.name
+    last = " (after %s)" % suite.cases[-1][1] if suite.cases else ""
+    return "in suite %s, case %d%s" % (suite.name, len(suite.cases) + 1, last)
+
+
+def report_declared(log, text):
+    """Is the report line tagged by a case that declared what it contains?"""
+    m = EXPECTED_TAG.search(text)
+    if not m:
+        return False
+    bare = text[:m.start()]
+    return any(sub in bare for sub in
+               log.declared.get((m.group(1), m.group(2)), []))
 
 
 def parse_log(path):
@@ -149,6 +211,24 @@ def verdict(log, exit_status, timed_out, timeout=None):
                 and len(s.cases) != s.planned:
             reasons.append("suite %s planned %d cases but reported %d"
                            % (s.name, s.planned, len(s.cases)))
+        all_skipped = bool(s.cases) and all(st == "skip"
+                                            for _, _, st in s.cases)
+        if s.result is not None and all_skipped != s.result_skip:
+            reasons.append("suite %s: %s, but its result line %s '# SKIP' "
+                           "(KTAP: a test is skipped when all its subtests "
+                           "are)" % (s.name, "every case skipped" if
+                                     all_skipped else "not every case skipped",
+                                     "lacks" if all_skipped else "says"))
+    if log.unmatched_filter is not None:
+        reasons.append("test=%s matches no test; the suites are: %s"
+                       % (log.unmatched_filter[0],
+                          ", ".join(log.unmatched_filter[1])))
+    for lineno, text, where in log.unexpected[:MAX_REPORTS_LISTED]:
+        reasons.append("unexpected report (log line %d, %s): %s"
+                       % (lineno, where, text))
+    if len(log.unexpected) > MAX_REPORTS_LISTED:
+        reasons.append("%d more unexpected reports"
+                       % (len(log.unexpected) - MAX_REPORTS_LISTED))
     where = running_case(log)
     where_text = ""
     if where:
@@ -164,8 +244,10 @@ def verdict(log, exit_status, timed_out, timeout=None):
         t = " (test %s)" % log.panic_test if log.panic_test else where_text
         reasons.append("panic: %s%s" % (log.panic, t))
     if timed_out:
-        reasons.append("timeout: no result after %s s%s" % (
-            timeout, where_text or " (before the tests started)"))
+        # `timeout`: seconds, or words saying when it was given up.
+        reasons.append("timeout: no result %s%s" % (
+            timeout if isinstance(timeout, str) else "after %s s" % timeout,
+            where_text or " (before the tests started)"))
     elif exit_status not in (EXIT_PASS, EXIT_FAIL, EXIT_PANIC):
         reasons.append("QEMU exited with status %s, not a kernel exit code"
                        % exit_status)

@@ -5,15 +5,24 @@
 2. Boot tests: the kernel booted in each configuration of BOOT_CONFIGS
    (SMP and memory size); every KUnit case of every boot counts.
 3. Harness checks: a kernel with deliberately broken tests
-   (tests/harness/broken_tests.c) is booted once per breakage; each boot
-   must FAIL, and say why in words the check looks for.  These prove the
-   harness cannot pass a broken kernel.  Each counts as one test.
+   (tests/harness/broken_tests.c) is booted once per breakage, and a host
+   program of them (tests/harness/broken_host_tests.c) run once per
+   breakage, with the real host programs given a test= that matches
+   nothing; each run must FAIL, and say why in words the check looks for.
+   These prove the harness cannot pass a broken kernel.  Each counts as one
+   test.
+
+Every run (host program or boot) fails on a report line (WARNING:, BUG ...)
+that no case declared (ktap.py), and a host program that runs longer than
+HOST_TIMEOUT seconds (120; the environment may override) is killed and the
+case it was in named.
 
 Prints a summary per step and ends with `total: N passed, N failed`.
 Exit status 0 only if nothing failed.
 """
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -36,9 +45,25 @@ BOOT_CONFIGS = [
     # between them.
     ("smp2-5G", "2", "5G", ""),
     # Every cache a debug cache (red zones, poison, caller tracking, full
-    # checks on each free): the slab and page suites must hold there too.
-    ("smp4-128M-slub-debug", "4", "128M", "slub_debug=FZPU test=slab*,buddy"),
+    # checks on each free): the slab, any-context and page suites must hold
+    # there too.
+    ("smp4-128M-slub-debug", "4", "128M",
+     "slub_debug=FZPU test=slab*,nolock,buddy"),
+] + [
+    # The debug matrix: each slub_debug= flag alone, and red zone with
+    # poison (which moves the free pointer out of the object), for the
+    # slab suites (slab_geometry: objects under 8 bytes, kmalloc tails) and
+    # the any-context suite.
+    ("smp2-128M-slub-debug-" + flags, "2", "128M",
+     "slub_debug=%s test=slab*,nolock" % flags)
+    for flags in ("F", "Z", "P", "U", "ZP")
 ]
+
+# The same matrix for the host program of mm/, under ASan: $SLUB_DEBUG is
+# its slub_debug= (tests/host/test_mm_slab.c), the argument its test=.
+HOST_DEBUG_PROGRAM = "mm_tests"
+HOST_DEBUG_FILTER = "slab*,nolock"
+HOST_DEBUG_MATRIX = ("F", "Z", "P", "U", "ZP", "FZPU")
 
 # (suite selected with test=, what the harness must report, timeout, SMP).
 # The hangs must end in the hard-lockup watchdog's report (threshold 4 s),
@@ -48,8 +73,37 @@ BROKEN_CHECKS = [
     ("broken_pagefault", "exception: Page Fault", 60, "1"),
     ("broken_hang", "watchdog: hard LOCKUP on cpu0", 30, "1"),
     ("broken_deadlock", "watchdog: hard LOCKUP", 30, "2"),
+    ("broken_warning", "1 unexpected report (WARNING:/BUG lines) while "
+     "this case ran", 60, "1"),
+    ("broken_warning_outside", "unexpected report (log line", 60, "1"),
+    ("broken_forged_tag", "unexpected report (log line", 60, "1"),
+    ("broken_absent_report", 'Expected a report containing "BUG test_dbg: '
+     'double free", but none was printed', 60, "1"),
+    # A misspelt test= must fail, not pass with nothing run.
+    ("no_such_suite", "test=no_such_suite matches no test; the suites are: "
+     "boot", 60, "1"),
 ]
 
+# The same for host programs: (program, its argument, what must be said
+# (one string, or a tuple of strings that must all be said), and for a hang
+# the line after which it is declared hung at once).
+HOST_CHECKS = [
+    ("lib_tests", "no_such_suite.*", "test=no_such_suite.* matches no test; "
+     "the suites are: lib", None),
+    ("broken_host_tests", "broken_host_hang", "timeout: no result 1 s after "
+     "'# sleep_forever: sleeping forever' in suite broken_host_hang, case 2 "
+     "of 2 (after passes_first)",
+     "# sleep_forever: sleeping forever"),
+    # Both the case (kernel/kunit.c) and the log check (ktap.py) see it.
+    ("broken_host_tests", "broken_host_warning", ("test broken_host_warning."
+     "warn_undeclared failed: warn_undeclared: 1 unexpected report",
+     "unexpected report (log line"), None),
+]
+
+# A host program gets this long (seconds) before it counts as hung and the
+# harness names the case it was in.  Generous: the slowest today needs a
+# few seconds.
+HOST_TIMEOUT = float(os.environ.get("HOST_TIMEOUT", "120"))
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "180"))
 
 
@@ -78,21 +132,72 @@ def report(label, log, reasons, log_path, detail, tally):
     tally.add(p, f + (1 if reasons and f == 0 else 0))
 
 
-def run_host(prog, log_dir, tally):
-    name = os.path.basename(prog)
-    log_path = os.path.join(log_dir, "host-%s.log" % name)
+def run_host_program(prog, args, log_path, timeout, started=None, env=None):
+    """Run a host test program, its output into log_path, for at most
+    `timeout` seconds; with `started` (a line the program prints), for at
+    most one second after that line appears.  Returns (log, reasons, secs).
+    A program that overruns is killed and the reason names the case it was
+    in, from the KTAP it printed so far (host_main.c prints unbuffered)."""
     start = time.time()
+    deadline = start + timeout
     with open(log_path, "w") as f:
-        r = subprocess.run([prog], stdout=f, stderr=subprocess.STDOUT,
-                           timeout=600)
+        proc = subprocess.Popen([prog] + args, stdout=f,
+                                stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+        timed_out = False
+        while proc.poll() is None:
+            now = time.time()
+            if started and deadline > now + 1 and started in open(
+                    log_path, errors="replace").read():
+                deadline = now + 1
+            if now >= deadline:
+                timed_out = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                break
+            time.sleep(0.05)
     log = ktap.parse_log(log_path)
-    reasons = ktap.verdict(log, ktap.EXIT_PASS if r.returncode == 0 else
-                           ktap.EXIT_FAIL, False)
-    if r.returncode not in (0, 1):
+    status = ktap.EXIT_PASS if proc.returncode == 0 else ktap.EXIT_FAIL
+    reasons = ktap.verdict(log, status, timed_out,
+                           timeout if not started else
+                           "1 s after %r" % started)
+    if not timed_out and proc.returncode not in (0, 1):
         reasons.append("host test program died with status %d (sanitizer "
-                       "report or crash: see the log)" % r.returncode)
-    report("host:" + name, log, reasons, log_path,
-           "%.1f s" % (time.time() - start), tally)
+                       "report or crash: see the log)" % proc.returncode)
+    return log, reasons, time.time() - start
+
+
+def run_host(prog, log_dir, tally, slub_debug=None):
+    name = os.path.basename(prog)
+    args, env, label = [], None, name
+    if slub_debug is not None:
+        args = [HOST_DEBUG_FILTER]
+        env = dict(os.environ, SLUB_DEBUG=slub_debug)
+        label = "%s-slub-debug-%s" % (name, slub_debug)
+    log_path = os.path.join(log_dir, "host-%s.log" % label)
+    log, reasons, secs = run_host_program(prog, args, log_path, HOST_TIMEOUT,
+                                          env=env)
+    report("host:" + label, log, reasons, log_path, "%.1f s" % secs, tally)
+
+
+def run_host_check(prog, arg, expect, started, log_dir, tally):
+    """A host program run so that it must fail (like run_broken())."""
+    name = os.path.basename(prog)
+    log_path = os.path.join(log_dir, "harness-host-%s-%s.log" % (name, arg))
+    log, reasons, secs = run_host_program(prog, [arg], log_path,
+                                          HOST_TIMEOUT, started)
+    expects = (expect,) if isinstance(expect, str) else expect
+    ok = all(any(e in x for x in reasons) for e in expects)
+    print("%-30s %s  (%.1f s)" % ("harness:host:%s" % arg,
+                                  "ok, run failed as it must" if ok else
+                                  "NOT DETECTED", secs))
+    for x in reasons:
+        print("    reported: " + x)
+    if not ok:
+        print("    expected a failure mentioning %r; log: %s"
+              % (expect, log_path))
+    tally.add(1 if ok else 0, 0 if ok else 1)
 
 
 def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
@@ -124,6 +229,7 @@ def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
+    ap.add_argument("--broken-host", action="append", default=[])
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--kernel")
     ap.add_argument("--broken-kernel")
@@ -135,6 +241,14 @@ def main():
 
     for prog in a.host:
         run_host(prog, a.log_dir, tally)
+    for prog in a.host:
+        if os.path.basename(prog) == HOST_DEBUG_PROGRAM:
+            for flags in HOST_DEBUG_MATRIX:
+                run_host(prog, a.log_dir, tally, flags)
+    for prog in a.host + a.broken_host:
+        for name, arg, expect, started in HOST_CHECKS:
+            if os.path.basename(prog) == name:
+                run_host_check(prog, arg, expect, started, a.log_dir, tally)
     if not a.host_only:
         for name, smp, mem, cmdline in BOOT_CONFIGS:
             run_boot(a.kernel, name, smp, mem,

@@ -13,6 +13,5 @@ int main(int argc, char **argv)
 	struct kunit_totals t;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	kunit_run_all(argc > 1 ? argv[1] : NULL, &t);
-	return t.failed ? 1 : 0;
+	return kunit_run_all(argc > 1 ? argv[1] : NULL, &t) ? 0 : 1;
 }

@@ -6,6 +6,13 @@
  * prints the stack), and the per-thread "CPU" state of the shadow headers
  * lives here.  main() is elsewhere: host_main.c runs the KUnit suites, the
  * host benchmark (bench/host/bench_host.c) has its own.
+ *
+ * Real threads (tests/host/stress/): each thread is one CPU.  The
+ * spinlocks, the irq_work lists and the per-CPU data work across threads
+ * as they do across CPUs, and cpu_relax() yields (a lock holder may be a
+ * descheduled thread).  But on_each_cpu() and smp_call_function_single()
+ * run the function on the calling thread as the other CPU, not as a
+ * cross-CPU call: they must not be used while that CPU's thread runs.
  */
 #include <kunit.h>
 #include <kernel.h>
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 
 __thread unsigned int host_cpu_id;
 __thread unsigned int host_nmi_nesting;
@@ -29,23 +37,29 @@ unsigned long warn_count;
 u64 boot_seed = 0x5eedf00dull;  /* the kernel's comes from seed= or the TSC */
 int console_loglevel = LOGLEVEL_DEFAULT;
 
-int vprintk_level(int level, const char *fmt, va_list ap)
+/* The C library has no %pS (a symbol name): print the address. */
+void host_convert_format(char *out, size_t size, const char *fmt)
 {
-	char host_fmt[512];
 	const char *f;
 	size_t n = 0;
 
-	if (level > console_loglevel)
-		return 0;
-	/* The C library has no %pS (a symbol name): print the address. */
-	for (f = fmt; *f && n + 1 < sizeof(host_fmt); f++) {
-		host_fmt[n++] = *f;
+	for (f = fmt; *f && n + 1 < size; f++) {
+		out[n++] = *f;
 		if (f[0] == '%' && f[1] == 'p' && f[2] == 'S') {
-			host_fmt[n++] = 'p';
+			out[n++] = 'p';
 			f += 2;
 		}
 	}
-	host_fmt[n] = '\0';
+	out[n] = '\0';
+}
+
+int vprintk_level(int level, const char *fmt, va_list ap)
+{
+	char host_fmt[512];
+
+	if (level > console_loglevel)
+		return 0;
+	host_convert_format(host_fmt, sizeof(host_fmt), fmt);
 	return vprintf(host_fmt, ap);
 }
 
@@ -73,10 +87,23 @@ void panic(const char *fmt, ...)
 	abort();
 }
 
+/* Weak: a program without a WARN_ON_ONCE() has no such section. */
+extern bool __start_data_once[] __attribute__((weak));
+extern bool __stop_data_once[] __attribute__((weak));
+
+void clear_warn_once(void)
+{
+	bool *flag;
+
+	for (flag = __start_data_once; flag < __stop_data_once; flag++)
+		__atomic_store_n(flag, false, __ATOMIC_RELAXED);
+}
+
 void __warn(const char *file, int line, const char *cond, unsigned long caller)
 {
 	warn_count++;
-	printf("WARNING: %s at %s:%d (caller %#lx)\n", cond, file, line, caller);
+	kunit_print_report(LOGLEVEL_WARNING, "WARNING: %s at %s:%d (caller %#lx)",
+			   cond, file, line, caller);
 }
 
 size_t strlcpy(char *dst, const char *src, size_t size)
@@ -90,6 +117,11 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 		dst[n] = '\0';
 	}
 	return len;
+}
+
+void host_cpu_relax(void)
+{
+	sched_yield();
 }
 
 /* Host "IPIs": run the function as each CPU in turn, on this thread. */

@@ -257,25 +257,32 @@ static void bad_frees_are_reported_not_applied(struct kunit *test)
 	for (o = 0; o <= MAX_ORDER; o++)
 		snapshot[o] = dma32()->free_area[o].nr_free;
 
-	__free_pages(p0, 0);                      /* double free */
+	KUNIT_EXPECT_REPORT(test, "double free: already free",
+			    __free_pages(p0, 0));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 1);
-	__free_pages(p5, 4);                      /* wrong order */
+	KUNIT_EXPECT_REPORT(test, "wrong order", __free_pages(p5, 4));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 2);
-	__free_pages(p5 + 1, 0);                  /* a tail page */
+	KUNIT_EXPECT_REPORT(test, "not the head of an allocated block",
+			    __free_pages(p5 + 1, 0));     /* a tail page */
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 3);
 	reserved = pfn_to_page(CLEAN_FREE_END >> PAGE_SHIFT);
-	__free_pages(reserved, 0);                /* never allocated */
+	KUNIT_EXPECT_REPORT(test, "reserved page, never allocated",
+			    __free_pages(reserved, 0));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 4);
-	free_pages_nolock(p0, 0);                 /* the nolock path checks too */
+	/* The nolock path checks too. */
+	KUNIT_EXPECT_REPORT(test, "double free: already free",
+			    free_pages_nolock(p0, 0));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 5);
-	__free_pages(p5, MAX_ORDER + 1);
+	KUNIT_EXPECT_REPORT(test, "order above MAX_ORDER",
+			    __free_pages(p5, MAX_ORDER + 1));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 6);
 
 	for (o = 0; o <= MAX_ORDER; o++)
 		KUNIT_EXPECT_EQ(test, dma32()->free_area[o].nr_free, snapshot[o]);
 	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), CLEAN_PAGES - 32);
 	__free_pages(p5, 5);                      /* the right free still works */
-	__free_pages(p5, 5);                      /* and the second is caught */
+	KUNIT_EXPECT_REPORT(test, "double free: already free",
+			    __free_pages(p5, 5)); /* and the second is caught */
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 7);
 	expect_whole_again(test);
 }
@@ -520,7 +527,8 @@ static void nolock_free_defers_and_next_free_drains(struct kunit *test)
 	{
 		unsigned long bad = nr_bad_page_frees;
 
-		__free_pages(p5, 5);
+		KUNIT_EXPECT_REPORT(test, "double free: already free",
+				    __free_pages(p5, 5));
 		KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 1);
 	}
 	/* The next ordinary free takes the zone lock and drains the list. */
@@ -562,9 +570,12 @@ static void ordinary_calls_in_nmi_take_the_safe_path(struct kunit *test)
 	spin_lock(&dma32()->pcp[0].lock);
 	spin_lock(&dma32()->lock);
 	host_nmi_nesting = 1;
-	/* Would spin forever on our own locks; must not even try. */
+	/* Would spin forever on our own locks; must not even try, and says
+	 * the caller is wrong. */
+	kunit_expect_report(test, "WARNING: in_nmi()");
 	KUNIT_EXPECT_NULL(test, alloc_pages_node(0, GFP_ATOMIC | __GFP_NOWARN, 0));
-	KUNIT_EXPECT_GE(test, warn_count, warns);
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_EQ(test, warn_count, warns + 1);
 	__free_pages(p, 0);                   /* routed to free_pages_nolock */
 	host_nmi_nesting = 0;
 	KUNIT_EXPECT_EQ(test, dma32()->nr_deferred, 1);
@@ -693,6 +704,7 @@ static void concurrent_double_free_is_caught_once(struct kunit *test)
 	boot_clean_arena(test);
 	nr_cpu_ids = 2;
 	console_loglevel = LOGLEVEL_EMERG;  /* 500 reports: keep the log short */
+	kunit_expect_report(test, "double free");
 	pthread_create(&ta, NULL, double_free_thread, &a);
 	pthread_create(&tb, NULL, double_free_thread, &b);
 	for (round = 1; round <= RACE_ROUNDS; round++) {
@@ -707,6 +719,7 @@ static void concurrent_double_free_is_caught_once(struct kunit *test)
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
 	console_loglevel = loglevel;
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_EQ(test, round, RACE_ROUNDS + 1);
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees - bad, RACE_ROUNDS);
 	expect_whole_again(test);

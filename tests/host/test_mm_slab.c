@@ -4,10 +4,12 @@
  *
  * Each suite gets fresh memory and a freshly initialised slab allocator,
  * four pretend CPUs (smp_call_function_single() and on_each_cpu() switch
- * host_cpu_id), and gives everything back when it ends.
+ * host_cpu_id), and gives everything back when it ends.  The environment
+ * variable SLUB_DEBUG, if set, is the slub_debug= option of that boot.
  */
 #include <slab.h>
 #include <smp.h>
+#include <stdlib.h>
 #include "mm_arena.h"
 #include "../../mm/slab_internal.h"
 
@@ -32,7 +34,9 @@ int slab_test_env_init(void)
 		return -1;
 	host_cpu_id = 0;
 	nr_cpu_ids = HOST_TEST_CPUS;
-	kmem_cache_init(NULL);
+	/* $SLUB_DEBUG plays the kernel's slub_debug= (the debug matrix of
+	 * tests/harness/run_tests.py). */
+	kmem_cache_init(getenv("SLUB_DEBUG"));
 	return 0;
 }
 

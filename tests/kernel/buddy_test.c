@@ -194,10 +194,12 @@ static void double_free_is_caught(struct kunit *test)
 	take_snapshot(&before);
 	p = alloc_pages(GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	__free_pages(p, 1);                  /* wrong order: refused */
+	KUNIT_EXPECT_REPORT(test, "wrong order", /* refused */
+			    __free_pages(p, 1));
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 1);
 	__free_pages(p, 2);
-	__free_pages(p, 2);                  /* double free: refused */
+	KUNIT_EXPECT_REPORT(test, "double free: already free",
+			    __free_pages(p, 2));      /* refused */
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 2);
 	expect_same_as(test, &before);
 }
@@ -298,7 +300,8 @@ static void page_poison_catches_write_after_free(struct kunit *test)
 
 	/* A stray write after the free is. */
 	data[100] = 0x55;
-	q = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_EXPECT_REPORT(test, "BUG: page poison overwritten",
+			    q = alloc_pages(GFP_KERNEL, 0));
 	KUNIT_ASSERT_PTR_EQ(test, q, p);
 	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports + 1);
 	__free_pages(q, 0);

@@ -22,6 +22,11 @@
  * taken before it can be added, the encoded deferred-free link, a debug
  * cache, and what may be passed where.
  *
+ * Under slub_debug= (every cache a debug cache, without sheaves) the three
+ * sheaf hazards skip, saying why, and nmi_on_debug_cache tests what an NMI
+ * meets there instead, for objects under 8 bytes and kmalloc tails too;
+ * `make test` boots this suite with each slub_debug= flag.
+ *
  * The same file runs on the host (tests/host/test_mm_nolock.c), where an
  * "NMI" is host_nmi_nesting raised around a direct call and irq_work runs
  * when the test says so; in the kernel the NMIs and the irq_work are real.
@@ -501,11 +506,14 @@ static void deferred_link_is_encoded(struct kunit *test)
 	slot = (void **)((char *)parked[1] + s->offset);
 	stored = (unsigned long)*slot;
 	KUNIT_EXPECT_NE(test, stored, (unsigned long)parked[0]);
-	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ (unsigned long)slot,
+	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ DEFERRED_LINK_TAG ^
+			__builtin_bswap64((unsigned long)slot),
 			(unsigned long)parked[0]);
 	slot = (void **)((char *)parked[0] + s->offset);
 	KUNIT_EXPECT_EQ(test, (unsigned long)*slot ^ s->random ^
-			(unsigned long)slot, 0);   /* the end of the list */
+			DEFERRED_LINK_TAG ^
+			__builtin_bswap64((unsigned long)slot),
+			0);   /* the end of the list */
 	release(&h, NULL);
 	KUNIT_ASSERT_TRUE(test, ran);
 	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
@@ -685,17 +693,35 @@ static unsigned long slab_inuse(struct kmem_cache *s)
 	return inuse;
 }
 
-static void nmi_while_lock_dropped_for_refill(struct kunit *test)
+/*
+ * The three sheaf hazards need sheaves.  slub_debug= on the command line
+ * makes every cache a debug cache, and a debug cache has none: no sheaf
+ * lock to drop, no swap to land in.  Those cases skip then, saying so, and
+ * nmi_on_debug_cache tests what an NMI meets on a debug cache instead.
+ */
+static struct kmem_cache *sheaf_hazard_cache(struct kunit *test,
+					     const char *name)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
+	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args, 0);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if ((s->flags & SLAB_DEBUG_FLAGS) && s->sheaf_capacity == 0) {
+		KUNIT_ASSERT_EQ(test, kmem_cache_destroy(s), 0);
+		kunit_skip(test, "needs sheaves, and slub_debug= made every cache a debug cache (nmi_on_debug_cache covers those)");
+	}
+	KUNIT_ASSERT_EQ(test, s->sheaf_capacity, SMALL_CAP);
+	return s;
+}
+
+static void nmi_while_lock_dropped_for_refill(struct kunit *test)
+{
 	unsigned long before = quiesced_free_pages();
 	struct kmem_cache *s;
 	void *obj[SMALL_CAP + 1], *x;
 	unsigned int i;
 
-	s = kmem_cache_create_args("test_nolock_refill", 64, &args, 0);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_EQ(test, s->sheaf_capacity, SMALL_CAP);
+	s = sheaf_hazard_cache(test, "test_nolock_refill");
 	/* Leave main a real sheaf, empty; no spare, an empty barn. */
 	for (i = 0; i < SMALL_CAP; i++)
 		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -728,14 +754,12 @@ static void nmi_while_lock_dropped_for_refill(struct kunit *test)
 
 static void nmi_while_lock_dropped_for_empty_sheaf(struct kunit *test)
 {
-	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
 	unsigned long before = quiesced_free_pages();
 	struct kmem_cache *s;
 	void *obj[2 * SMALL_CAP + 2];
 	unsigned int i, n = 2 * SMALL_CAP + 2;
 
-	s = kmem_cache_create_args("test_nolock_free", 64, &args, 0);
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	s = sheaf_hazard_cache(test, "test_nolock_free");
 	for (i = 0; i < n; i++) {
 		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
@@ -761,15 +785,13 @@ static void nmi_while_lock_dropped_for_empty_sheaf(struct kunit *test)
 
 static void nmi_mid_swap(struct kunit *test)
 {
-	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
 	unsigned long before = quiesced_free_pages();
 	struct slub_percpu_sheaves *pcs;
 	struct kmem_cache *s;
 	void *obj[2 * SMALL_CAP + 1];
 	unsigned int i, n = 2 * SMALL_CAP;
 
-	s = kmem_cache_create_args("test_nolock_swap", 64, &args, 0);
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	s = sheaf_hazard_cache(test, "test_nolock_swap");
 	pcs = &s->cpu_sheaves[smp_processor_id()];
 	for (i = 0; i < n; i++)
 		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -799,6 +821,127 @@ static void nmi_mid_swap(struct kunit *test)
 		kmem_cache_free(s, obj[i]);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* Hazard 4: an NMI on a debug cache (every cache, under slub_debug=)    */
+/* ===================================================================== */
+
+/*
+ * A debug cache allocates and frees under its list_lock with IRQs off, so
+ * an NMI lands either with that lock held or between two operations.  With
+ * it held, kmalloc_nolock() must fail as busy and kfree_nolock() must park
+ * the object, which the irq_work then frees with every debug check of the
+ * cache; between operations both work, with the checks.  Either way no
+ * report comes (the object was used within its size), nothing is lost and
+ * nothing is handed out twice.  Run for the geometries where the debug
+ * metadata is tight: an object smaller than the free pointer, a middling
+ * one, a kmalloc object asked smaller than its class (a red-zoned tail),
+ * with the cache's own slub_debug= flags, or all of them when slub_debug=
+ * is off.
+ */
+#define DEBUG_NMI_OBJECTS 6
+#define DEBUG_NMI_FILL    0x5a
+#define DEBUG_NMI_POISON_FREE 0x6b   /* mm/slab.c: a free object's bytes */
+
+static struct kmem_cache *debug_nmi_cache;
+static void *debug_nmi_free, *debug_nmi_got;
+static bool debug_nmi_busy;
+
+static void debug_nmi_free_then_alloc(void)
+{
+	kfree_nolock(debug_nmi_free);
+	debug_nmi_got = slab_alloc_nolock(debug_nmi_cache, 0, &debug_nmi_busy,
+					  _THIS_IP_);
+}
+
+/* A debug cache of objects of `size` (a kmalloc class if ask != 0). */
+static struct kmem_cache *debug_nmi_create(struct kunit *test,
+					   unsigned int size, unsigned int ask)
+{
+	/* The debug flags slub_debug= gives every cache, or all of them. */
+	slab_flags_t flags = victim_cache()->flags & SLAB_DEBUG_FLAGS ? 0 :
+			     SLAB_DEBUG_FLAGS;
+	struct kmem_cache *s;
+
+	if (ask)
+		flags |= SLAB_KMALLOC;
+	s = kmem_cache_create("test_nolock_dbg", size, 0, flags, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_TRUE(test, s->flags & SLAB_DEBUG_FLAGS);
+	KUNIT_EXPECT_EQ(test, s->sheaf_capacity, 0);
+	return s;
+}
+
+/* The bytes a user of object may write: what was asked for. */
+static unsigned int debug_nmi_usable(struct kmem_cache *s, unsigned int ask)
+{
+	return ask ? ask : s->object_size;
+}
+
+static void debug_nmi_one(struct kunit *test, unsigned int size,
+			  unsigned int ask)
+{
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+	struct kmem_cache *s = debug_nmi_create(test, size, ask);
+	struct kmem_cache_node *n = get_node(s, 0);
+	void *obj[DEBUG_NMI_OBJECTS];
+	unsigned long flags;
+	unsigned int i;
+	bool ran;
+
+	kunit_info(test, "object size %u%s, flags %#x", size,
+		   ask ? " (kmalloc, asked less)" : "", s->flags);
+	for (i = 0; i < DEBUG_NMI_OBJECTS; i++) {
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
+		if (ask)
+			slab_kmalloc_set_size(s, obj[i], ask);
+		memset(obj[i], DEBUG_NMI_FILL, debug_nmi_usable(s, ask));
+	}
+	debug_nmi_cache = s;
+
+	/* The NMI lands while this CPU holds the list_lock. */
+	stats_mark();
+	debug_nmi_free = obj[0];
+	debug_nmi_got = (void *)1;
+	spin_lock_irqsave(&n->list_lock, flags);
+	ran = run_in_nmi(debug_nmi_free_then_alloc);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_NULL(test, debug_nmi_got);
+	KUNIT_EXPECT_TRUE(test, debug_nmi_busy);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), 1);
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	KUNIT_EXPECT_EQ(test, slab_inuse(s), DEBUG_NMI_OBJECTS - 1);
+	if (s->flags & SLAB_POISON)   /* the debug free ran: poisoned */
+		KUNIT_EXPECT_EQ(test, *(u8 *)obj[0], DEBUG_NMI_POISON_FREE);
+
+	/* The NMI lands between two operations: both work. */
+	debug_nmi_free = obj[1];
+	KUNIT_ASSERT_TRUE(test, run_in_nmi(debug_nmi_free_then_alloc));
+	KUNIT_ASSERT_NOT_NULL(test, debug_nmi_got);
+	for (i = 2; i < DEBUG_NMI_OBJECTS; i++)
+		KUNIT_EXPECT_PTR_NE(test, debug_nmi_got, obj[i]);
+	KUNIT_EXPECT_EQ(test, slab_inuse(s), DEBUG_NMI_OBJECTS - 1);
+	memset(debug_nmi_got, DEBUG_NMI_FILL, s->object_size);
+
+	kmem_cache_free(s, debug_nmi_got);
+	for (i = 2; i < DEBUG_NMI_OBJECTS; i++)
+		kmem_cache_free(s, obj[i]);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+static void nmi_on_debug_cache(struct kunit *test)
+{
+	/* A report fails the case (kunit) instead of ending the run. */
+	slab_report_count_only = true;
+	debug_nmi_one(test, 4, 0);      /* smaller than the free pointer */
+	debug_nmi_one(test, 24, 0);
+	debug_nmi_one(test, 32, 20);    /* kmalloc(20) from a 32-byte class */
+	debug_nmi_one(test, 64, 56);
 }
 
 /* ===================================================================== */
@@ -870,9 +1013,13 @@ static void kfree_nolock_refuses_what_kmalloc_never_gave(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, big);
 	slab_report_count_only = true;
 	bad_target = page_address(page);     /* a page, not a kmalloc object */
+	kunit_expect_report(test, "kfree_nolock of a pointer kmalloc never returned");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	kunit_expect_report_done(test);
 	bad_target = big + 64;               /* inside a large block */
+	kunit_expect_report(test, "kfree_nolock of a pointer inside a large kmalloc block");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kfree_bad));
+	kunit_expect_report_done(test);
 	slab_report_count_only = false;
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
 	__free_pages(page, 0);
@@ -888,7 +1035,10 @@ static void nmi_kmalloc(void)
 static void kmalloc_in_nmi_is_refused(struct kunit *test)
 {
 	mixed[0] = (void *)1;
+	/* A bug in the caller, who wanted kmalloc_nolock(): it says so. */
+	kunit_expect_report(test, "WARNING: in_nmi()");
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_kmalloc));
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_NULL(test, mixed[0]);
 }
 
@@ -940,6 +1090,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(nmi_while_lock_dropped_for_refill),
 	KUNIT_CASE(nmi_while_lock_dropped_for_empty_sheaf),
 	KUNIT_CASE(nmi_mid_swap),
+	KUNIT_CASE(nmi_on_debug_cache),
 	KUNIT_CASE(what_may_be_passed_where),
 	KUNIT_CASE(kfree_nolock_refuses_what_kmalloc_never_gave),
 	KUNIT_CASE(kmalloc_in_nmi_is_refused),

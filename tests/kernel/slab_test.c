@@ -234,10 +234,18 @@ static void constructor_runs_once_per_object(struct kunit *test)
 	slabs = get_node(s, 0)->nr_slabs;
 	KUNIT_EXPECT_GE(test, slabs, 3);
 	KUNIT_EXPECT_EQ(test, ctor_calls, slabs * per_slab);
-	for (i = 0; i < n; i++)
+	/* Free every other object, so no slab empties: a cache without
+	 * sheaves (every cache under slub_debug=) gives empty slabs back,
+	 * and a new slab would rightly be constructed again. */
+	for (i = 1; i < n; i += 2)
 		kmem_cache_free(s, p[i]);
-	for (i = 0; i < n; i++)
+	for (i = 1; i < n; i += 2) {
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		/* Its constructed state, untouched by the free pointer. */
+		KUNIT_EXPECT_EQ(test, ((u8 *)p[i])[0], 0x42);
+		KUNIT_EXPECT_EQ(test, ((u8 *)p[i])[47], 0x42);
+	}
 	/* Reused objects keep their state: no new calls, no new slabs. */
 	KUNIT_EXPECT_EQ(test, ctor_calls, slabs * per_slab);
 	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, slabs);
@@ -301,7 +309,9 @@ static void free_pointer_is_hardened(struct kunit *test)
 	/* A stray write of a plausible pointer is caught, not followed. */
 	slab_report_count_only = true;
 	*slot = a;
+	kunit_expect_report(test, "free pointer corrupted");
 	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), b);
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	KUNIT_EXPECT_PTR_NE(test, kmem_cache_alloc(s, GFP_KERNEL), a);
 	slab_report_count_only = false;
@@ -323,7 +333,9 @@ static void destroy_names_leaked_objects(struct kunit *test)
 	b = kmem_cache_alloc(s, GFP_KERNEL);
 	c = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, b);
+	kunit_expect_report(test, "kmem_cache_destroy test_leak: 2 objects still allocated");
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), -1);
+	kunit_expect_report_done(test);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	/* The cache survived, with its objects. */
 	kmem_cache_free(s, a);
@@ -860,7 +872,8 @@ static void debug_double_free(struct kunit *test)
 		b = kmem_cache_alloc(s, GFP_KERNEL);
 		kmem_cache_free(s, a);
 		KUNIT_EXPECT_EQ(test, slab_reports, reports);
-		kmem_cache_free(s, a);  /* double free */
+		KUNIT_EXPECT_REPORT(test, "BUG test_dbg: double free",
+				    kmem_cache_free(s, a));
 		KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 		kmem_cache_free(s, b);
 		KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
@@ -883,7 +896,8 @@ static void debug_red_zone_overwrite(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	a[50] = 1;                      /* one byte past the end */
-	kmem_cache_free(s, a);
+	KUNIT_EXPECT_REPORT(test, "BUG test_dbg: Redzone overwritten",
+			    kmem_cache_free(s, a));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	EXPECT_PAGES_BACK(test, before);
@@ -911,7 +925,8 @@ static void debug_kmalloc_red_zone_past_the_size_asked(struct kunit *test)
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	slab_kmalloc_set_size(s, a, 20);
 	a[25] = 1;                          /* inside the class, past the ask */
-	kmem_cache_free(s, a);
+	KUNIT_EXPECT_REPORT(test, "kmalloc Redzone overwritten: byte 25 written",
+			    kmem_cache_free(s, a));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	a = kmem_cache_alloc(s, GFP_KERNEL);  /* kmem_cache_alloc: all 32 */
 	memset(a, 1, 32);
@@ -933,7 +948,8 @@ static void debug_write_after_free(struct kunit *test)
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, a);
 	a[10] = 0;                      /* write after free */
-	b = kmem_cache_alloc(s, GFP_KERNEL);  /* LIFO: the same object */
+	KUNIT_EXPECT_REPORT(test, "BUG test_dbg: Poison overwritten",
+			    b = kmem_cache_alloc(s, GFP_KERNEL)); /* LIFO: a */
 	KUNIT_EXPECT_PTR_EQ(test, b, a);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	kmem_cache_free(s, b);
@@ -957,13 +973,17 @@ static void debug_invalid_free(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	b = kmem_cache_alloc(t, GFP_KERNEL);
-	kmem_cache_free(s, a + 8);       /* inside an object */
+	KUNIT_EXPECT_REPORT(test, "invalid free: not the start of an object",
+			    kmem_cache_free(s, a + 8));  /* inside an object */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
-	kmem_cache_free(t, a);           /* another cache's object */
+	KUNIT_EXPECT_REPORT(test, "it belongs to test_dbg",
+			    kmem_cache_free(t, a));  /* another cache's object */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
-	kmem_cache_free(t, &local);      /* not a slab object at all */
+	KUNIT_EXPECT_REPORT(test, "BUG test_other: invalid free: not an object of this cache",
+			    kmem_cache_free(t, &local));  /* not a slab object */
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 3);
-	kfree(&local);
+	KUNIT_EXPECT_REPORT(test, "kfree of a pointer kmalloc never returned",
+			    kfree(&local));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 4);
 	kmem_cache_free(s, a);
 	kmem_cache_free(t, b);

@@ -31,7 +31,14 @@ static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
 #define for_each_possible_cpu(c) for ((c) = 0; (c) < NR_CPUS; (c)++)
 #define for_each_online_cpu(c) for ((c) = 0; (c) < nr_cpu_ids; (c)++)
 
-static inline void cpu_relax(void) { __builtin_ia32_pause(); }
+/*
+ * A host thread is no CPU: the thread holding the lock we spin on may have
+ * been descheduled, so a spinning thread gives its time slice away rather
+ * than burn it (with real threads, tests/host/stress/, a ticket lock would
+ * otherwise convoy behind every preempted waiter).
+ */
+void host_cpu_relax(void);
+static inline void cpu_relax(void) { __builtin_ia32_pause(); host_cpu_relax(); }
 
 /*
  * Run func(info) on every online CPU (this one included) / on one CPU.

@@ -1,0 +1,283 @@
+/*
+ * slab_geometry_test.c - the object layouts where debug metadata is tight.
+ *
+ * A cache's free pointer, red zone, poison and tracking records share the
+ * bytes around each object.  Two layouts leave no slack: an object smaller
+ * than the free pointer (under 8 bytes), and a kmalloc object asked smaller
+ * than its class, whose tail up to the class size is red zone.  These cases
+ * use exactly those, with every cache flavour: the cache's own flags (under
+ * `slub_debug=` on the command line every cache gets them; `make test`
+ * boots this suite with each of F, Z, P, U and some combinations) and each
+ * debug flag explicitly.
+ *
+ * What must hold in every flavour: every byte the user may write can be
+ * written and reads back, while its neighbours are freed and reallocated
+ * (no free pointer or record lands in it); writing them is never reported;
+ * and, where the cache red-zones, one byte past what was asked is.  Each
+ * case ends with the cache destroyed cleanly and every page back.
+ *
+ * Reports are counted, not fatal, here (slab_report_count_only): one that
+ * no case declared fails that case (kernel/kunit.c) and the run.
+ *
+ * The same file runs on the host, included by
+ * tests/host/test_mm_slab_geometry.c.
+ */
+#include <kunit.h>
+#include <kernel.h>
+#include <mm.h>
+#include <slab.h>
+#include <string.h>
+#include "../../mm/slab_internal.h"
+
+#ifdef HOST_TEST
+int slab_test_env_init(void);
+void slab_test_env_exit(void);
+#else
+static int slab_test_env_init(void) { return 0; }
+static void slab_test_env_exit(void) { }
+#endif
+
+#define GEOMETRY_SLABS 2      /* objects for this many slabs, and some */
+#define GEOMETRY_EXTRA 3
+
+static unsigned long geometry_free_pages(void)
+{
+	kmem_cache_shrink_all();
+	return nr_free_pages();
+}
+
+static int geometry_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return slab_test_env_init();
+}
+
+static void geometry_suite_exit(struct kunit_suite *suite)
+{
+	(void)suite;
+	slab_test_env_exit();
+}
+
+static int geometry_init(struct kunit *test)
+{
+	(void)test;
+	slab_report_count_only = true;
+	return 0;
+}
+
+static void geometry_exit(struct kunit *test)
+{
+	(void)test;
+	slab_report_count_only = false;
+}
+
+static u8 pattern(unsigned int object, unsigned int byte)
+{
+	return (u8)(object * 7 + byte + 1);
+}
+
+static void fill_object(void *p, unsigned int n, unsigned int object)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		((u8 *)p)[i] = pattern(object, i);
+}
+
+static bool object_intact(const void *p, unsigned int n, unsigned int object)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (((const u8 *)p)[i] != pattern(object, i))
+			return false;
+	return true;
+}
+
+/*
+ * Allocate n objects and fill every usable byte; free the odd ones and
+ * check the even ones; allocate the odd ones again, fill, check all; free
+ * all.  `usable` is what the user may write; `alloc` gets one object.
+ * Returns false (after failing the case) if an allocation failed.
+ */
+static bool neighbours_keep_their_bytes(struct kunit *test, void **obj,
+					unsigned int n, unsigned int usable,
+					void *(*alloc)(void *arg), void *arg,
+					void (*release)(void *arg, void *p))
+{
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		obj[i] = alloc(arg);
+		if (!obj[i]) {
+			KUNIT_FAIL(test, "allocation %u of %u failed", i, n);
+			while (i--)
+				release(arg, obj[i]);
+			return false;
+		}
+		fill_object(obj[i], usable, i);
+	}
+	for (i = 1; i < n; i += 2)
+		release(arg, obj[i]);
+	for (i = 0; i < n; i += 2)
+		bad += !object_intact(obj[i], usable, i);
+	for (i = 1; i < n; i += 2) {
+		obj[i] = alloc(arg);
+		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
+		fill_object(obj[i], usable, i);
+	}
+	for (i = 0; i < n; i++)
+		bad += !object_intact(obj[i], usable, i);
+	for (i = 0; i < n; i++)
+		release(arg, obj[i]);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	return true;
+}
+
+/* ---- objects smaller than the free pointer ---- */
+
+static void *cache_alloc(void *arg)
+{
+	return kmem_cache_alloc(arg, GFP_KERNEL);
+}
+
+static void cache_free(void *arg, void *p)
+{
+	kmem_cache_free(arg, p);
+}
+
+/*
+ * The flavours.  0 is the cache's own flags (slub_debug='s, if any).
+ * SLAB_RED_ZONE alone is not listed: with the slab suites booted under
+ * slub_debug=Z, flavour 0 is exactly that, in a boot of its own.
+ */
+static const slab_flags_t geometry_flavours[] = {
+	0,
+	SLAB_CONSISTENCY_CHECKS,
+	SLAB_POISON,
+	SLAB_STORE_USER,
+	SLAB_RED_ZONE | SLAB_POISON,
+	SLAB_DEBUG_FLAGS,
+};
+
+static void tiny_one(struct kunit *test, unsigned int size, slab_flags_t flags)
+{
+	unsigned long reports = slab_reports;
+	struct kmem_cache *s;
+	unsigned int n;
+	void **obj;
+
+	s = kmem_cache_create("test_tiny", size, 0, flags, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_GE(test, s->size, size);
+	n = GEOMETRY_SLABS * s->objects + GEOMETRY_EXTRA;
+	obj = kmalloc(n * sizeof(*obj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	if (!neighbours_keep_their_bytes(test, obj, n, size, cache_alloc, s,
+					 cache_free))
+		kunit_info(test, "size %u flags %#x", size, s->flags);
+	kfree(obj);
+	if (slab_reports != reports)
+		kunit_info(test, "size %u flags %#x: reported", size, s->flags);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
+static void objects_below_eight_bytes(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 1, 2, 4, 7, 8, 12 };
+	unsigned long before = geometry_free_pages();
+	unsigned int i, f;
+
+	for (f = 0; f < ARRAY_SIZE(geometry_flavours); f++)
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			tiny_one(test, sizes[i], geometry_flavours[f]);
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
+/* ---- kmalloc sizes that leave a tail in their class ---- */
+
+static void *kmalloc_of(void *arg)
+{
+	return kmalloc((size_t)(unsigned long)arg, GFP_KERNEL);
+}
+
+/* Every other object goes back through kfree_nolock(), the rest kfree(). */
+static void kfree_either(void *arg, void *p)
+{
+	static unsigned int turn;
+
+	(void)arg;
+	if (turn++ & 1)
+		kfree_nolock(p);
+	else
+		kfree(p);
+}
+
+static const unsigned int tail_sizes[] = { 1, 7, 9, 20, 33, 100, 200, 1000,
+					   3000 };
+
+static void kmalloc_tails_hold_what_was_asked(struct kunit *test)
+{
+	unsigned long before = geometry_free_pages(), reports = slab_reports;
+	unsigned int i, n = 40;
+	void **obj = kmalloc(n * sizeof(*obj), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	for (i = 0; i < ARRAY_SIZE(tail_sizes); i++) {
+		unsigned long size = tail_sizes[i];
+
+		neighbours_keep_their_bytes(test, obj, n, size, kmalloc_of,
+					    (void *)size, kfree_either);
+	}
+	kfree(obj);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
+/* Where the kmalloc class red-zones (slub_debug=Z...), one byte past the
+ * size asked for is reported at the free; elsewhere it is just unused. */
+static void kmalloc_tail_overrun_is_reported(struct kunit *test)
+{
+	unsigned long before = geometry_free_pages();
+	unsigned int i, checked = 0;
+
+	for (i = 0; i < ARRAY_SIZE(tail_sizes); i++) {
+		unsigned int size = tail_sizes[i];
+		unsigned long reports = slab_reports;
+		u8 *p = kmalloc(size, GFP_KERNEL);
+		struct kmem_cache *s;
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		s = virt_to_slab(p)->slab_cache;
+		memset(p, 1, size);
+		if (!(s->flags & SLAB_RED_ZONE)) {
+			kfree(p);
+			continue;
+		}
+		p[size] = 1;
+		KUNIT_EXPECT_REPORT(test, "Redzone overwritten", kfree(p));
+		KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+		checked++;
+	}
+	if (!checked)
+		kunit_skip(test, "no kmalloc class has a red zone (slub_debug=Z is off)");
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
+static struct kunit_case geometry_cases[] = {
+	KUNIT_CASE(objects_below_eight_bytes),
+	KUNIT_CASE(kmalloc_tails_hold_what_was_asked),
+	KUNIT_CASE(kmalloc_tail_overrun_is_reported),
+	{}
+};
+
+static struct kunit_suite slab_geometry_suite = {
+	.name = "slab_geometry",
+	.suite_init = geometry_suite_init,
+	.suite_exit = geometry_suite_exit,
+	.init = geometry_init,
+	.exit = geometry_exit,
+	.test_cases = geometry_cases,
+};
+kunit_test_suite(slab_geometry_suite);
