@@ -47,6 +47,7 @@ enum mm_point {
 	MM_POINT_SHEAF_NOLOCK_LOCKED,   /* any-context path holds the sheaf lock */
 	MM_POINT_SHEAF_BULK_LOCKED,     /* bulk alloc/free holds the sheaf lock */
 	MM_POINT_SHEAF_DETACHED,        /* flush: a CPU's sheaves taken, not flushed */
+	MM_POINT_SHEAF_FLUSH_BUSY,      /* flush: a CPU's IPI found it busy, asking again */
 	MM_POINT_PREFILL_UNLOCKED,      /* prefill: sheaf in hand before its refill */
 	MM_POINT_RETURN_UNLOCKED,       /* return: no spare slot, before barn/flush */
 	/* mm/sheaf.c: the barn (arg: the cache) */
@@ -61,6 +62,7 @@ enum mm_point {
 	MM_POINT_SLAB_FREE_NOLOCK,      /* kfree_nolock: sheaves refused, list next */
 	MM_POINT_DEFER_COUNTED,         /* deferred push: counted, not linked */
 	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
+	MM_POINT_KMALLOC_INIT,          /* boot: slab up, kmalloc caches not made */
 	/* mm/slab_internal.h: the inline fast paths (host test build only) */
 	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on */
 	MM_POINT_FAST_FREE_LOCKED,
