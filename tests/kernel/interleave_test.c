@@ -438,6 +438,25 @@ static void nmi_calls(void)
 		nmi_free_neighbour();
 }
 
+/* An IRQ may use prefilled sheaves too (GFP_ATOMIC): one taken, used
+ * and given back while the interrupted code may be inside the sheaves. */
+static void irq_prefill(struct kmem_cache *s)
+{
+	struct slab_sheaf *sheaf;
+	void *p;
+
+	if (!cache_has_sheaves(s))
+		return;
+	sheaf = kmem_cache_prefill_sheaf(s, GFP_ATOMIC, 2);
+	if (!sheaf)
+		return;
+	p = kmem_cache_alloc_from_sheaf(s, GFP_ATOMIC, sheaf);
+	live_add(p);
+	kmem_cache_return_sheaf(s, GFP_ATOMIC, sheaf);
+	if (p)
+		obj_free(s, p);
+}
+
 static void irq_calls(void)
 {
 	struct kmem_cache *s = il.act_s;
@@ -457,6 +476,7 @@ static void irq_calls(void)
 	page = take_page(&il.v_page[1]);
 	if (page)
 		__free_pages(page, 0);
+	irq_prefill(s);
 }
 
 static struct kmem_cache *il_ipi_cache;
@@ -468,7 +488,7 @@ static void remote_shrink(void)
 
 static void remote_traffic(void)
 {
-	void *p[IL_CAP + 2], *k;
+	void *p[IL_CAP + 2], *k, *mine;
 	struct page *page;
 	unsigned int i;
 
@@ -479,6 +499,10 @@ static void remote_traffic(void)
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		if (p[i])
 			obj_free(il.act_s, p[i]);
+	/* An object this CPU allocated, freed on the other one. */
+	mine = take(&il.v_obj[1]);
+	if (mine)
+		obj_free(il.v_cache, mine);
 	if (k)
 		km_free(k);
 	if (page)
