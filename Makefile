@@ -127,7 +127,7 @@ $(ISO): $(KERNEL) scripts/mkiso.sh
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
-HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST $(SANITIZE) \
+HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 	tests/host/host_main.c

@@ -48,5 +48,10 @@ int mm_check_all(void);
 extern unsigned long mm_check_violations;
 /* Set by tests that corrupt on purpose: count violations, print none. */
 extern bool mm_check_quiet;
+/* True (the default): zone checks also walk every struct page of the
+ * zone's span (P5 in mm/mm_check.c), which costs a moment per GiB; a test
+ * that checks after every step of a big machine may turn it off and do
+ * one full check at the end. */
+extern bool mm_check_full_span;
 
 #endif /* MM_CHECK_H */

@@ -81,6 +81,7 @@
 
 unsigned long mm_check_violations;
 bool mm_check_quiet;
+bool mm_check_full_span = true;
 
 static DEFINE_SPINLOCK(mm_check_lock);
 static unsigned long held_objects[MM_CHECK_MAX_OBJECTS];
@@ -415,7 +416,7 @@ static void collect_deferred(struct cache_scan *cs)
 			}
 			if (slab->slab_cache == cs->s)
 				hold_object(cs, object);
-			object = slab_check_next_free(slab->slab_cache, object);
+			object = slab_deferred_next(object);
 		}
 	}
 }
@@ -888,7 +889,7 @@ static int __zone_check_locked(struct check *c, struct zone *zone)
 		spin_unlock(&pcp->lock);
 	}
 	blocks += check_deferred_locked(c, zone);
-	if (all_pcp)
+	if (all_pcp && READ_ONCE(mm_check_full_span))
 		check_span_locked(c, zone, blocks);
 	check_zone_totals(c, zone);
 	return c->violations;

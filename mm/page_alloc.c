@@ -84,6 +84,7 @@
  */
 #include <mm.h>
 #include <mmzone.h>
+#include <mm_points.h>
 #include <nolock_stats.h>
 #include <spinlock.h>
 #include <smp.h>
@@ -133,6 +134,7 @@ static void add_to_free_list_locked(struct page *page, struct zone *zone,
 				    unsigned int order)
 {
 	page->order = order;
+	mm_point(MM_POINT_BUDDY_HEAD_HALF, page);
 	page->flags |= PG_buddy;
 	list_add(&page->lru, &zone->free_area[order].free_list);
 	/* WRITE_ONCE: nr_free_pages() and show_free_areas() read these
@@ -246,6 +248,7 @@ static void free_deferred_pages_locked(struct zone *zone)
 
 	lockdep_assert_held(&zone->lock);
 	n = llist_del_all(&zone->deferred_free);
+	mm_point(MM_POINT_PAGE_DEFERRED_TAKEN, zone);
 	while (n) {
 		/* Read the link first: the free reuses it as page->lru. */
 		struct llist_node *next = n->next;
@@ -266,6 +269,7 @@ static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
 	page->order = order;
+	mm_point(MM_POINT_PCP_HEAD_HALF, page);
 	page->flags |= PG_pcp;
 	list_add(&page->lru, &pcp->lists[order]);
 	WRITE_ONCE(pcp->count, pcp->count + (1 << order)); /* read unlocked */
@@ -329,6 +333,7 @@ static void drain_zone_pcp(struct zone *zone, unsigned int cpu)
 
 	spin_lock_irqsave(&pcp->lock, flags);
 	spin_lock(&zone->lock);
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_pcppages_bulk_locked(zone, pcp->count, pcp);
 	free_deferred_pages_locked(zone);
 	spin_unlock(&zone->lock);
@@ -430,6 +435,7 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 
 	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
 		return NULL;
+	mm_point(MM_POINT_PCP_LOCKED, zone);
 	if (unlikely(pcp_switched_off_locked(zone))) {
 		spin_unlock_irqrestore(&pcp->lock, flags);
 		return rmqueue_buddy(zone, order, mode);
@@ -438,6 +444,7 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 	if (!page && lock_or_try(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
 
+		mm_point(MM_POINT_ZONE_LOCKED, zone);
 		free_deferred_pages_locked(zone);
 		rmqueue_bulk_locked(zone, order, blocks, pcp);
 		spin_unlock(&zone->lock);
@@ -455,6 +462,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 
 	if (!lock_irqsave_or_try(&zone->lock, &flags, mode))
 		return NULL;
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_deferred_pages_locked(zone);
 	page = __rmqueue_smallest(zone, order);
 	spin_unlock_irqrestore(&zone->lock, flags);
@@ -722,6 +730,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 							 PAGE_ALLOC_ORDER_SHIFT)),
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
+	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
@@ -739,6 +748,7 @@ static void free_to_pcp(struct zone *zone, struct page *page,
 	unsigned long flags;
 
 	spin_lock_irqsave(&pcp->lock, flags);
+	mm_point(MM_POINT_PCP_LOCKED, zone);
 	if (unlikely(pcp_switched_off_locked(zone))) {
 		spin_unlock_irqrestore(&pcp->lock, flags);
 		free_to_buddy(zone, page, order);
@@ -747,6 +757,7 @@ static void free_to_pcp(struct zone *zone, struct page *page,
 	pcp_add_locked(pcp, page, order);
 	if (pcp->count > PCP_HIGH || !llist_empty(&zone->deferred_free)) {
 		spin_lock(&zone->lock);
+		mm_point(MM_POINT_ZONE_LOCKED, zone);
 		if (pcp->count > PCP_HIGH)
 			free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
 		free_deferred_pages_locked(zone);
@@ -761,6 +772,7 @@ static void free_to_buddy(struct zone *zone, struct page *page,
 	unsigned long flags;
 
 	spin_lock_irqsave(&zone->lock, flags);
+	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	__free_one_page(page, page_to_pfn(page), zone, order);
 	free_deferred_pages_locked(zone);
 	spin_unlock_irqrestore(&zone->lock, flags);
@@ -857,6 +869,7 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 	page->order = order;
 	__atomic_fetch_or(&page->flags, PG_deferred, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&zone->nr_deferred, 1ul << order, __ATOMIC_RELAXED);
+	mm_point(MM_POINT_PAGE_DEFER_MARKED, zone);
 	llist_add(&page->llnode, &zone->deferred_free);
 }
 

@@ -77,24 +77,16 @@
  * in task context, where the holder cannot be interrupted; this kernel has
  * no scheduler to run task work on a busy CPU.
  *
- * slab_test_hook (NULL in production) lets a test stop the code at the
- * points where an NMI is most dangerous: half way through a swap, and
- * while the lock is dropped for a refill or for a new sheaf; and where a
- * flush found a CPU busy.
+ * mm_point() marks the interleaving points (include/mm_points.h): each
+ * place the sheaf lock is dropped and retaken, half way through a swap,
+ * the barn lock held, a flush that found a CPU busy; a test makes NMIs,
+ * IRQs and other CPUs land there.
  */
 #include <kernel.h>
 #include <string.h>
 #include "slab_internal.h"
 
 struct slab_sheaf bootstrap_sheaf;   /* capacity 0: see above */
-
-void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
-
-static inline void slab_hook(struct kmem_cache *s, enum slab_hook_point where)
-{
-	if (unlikely(slab_test_hook))
-		slab_test_hook(s, where);
-}
 
 /* Default capacity by object size: many small objects, few large ones. */
 static unsigned int default_sheaf_capacity(unsigned int object_size)
@@ -289,6 +281,7 @@ static struct slab_sheaf *barn_take_locked(struct node_barn *barn, bool full)
 static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
 {
 	lockdep_assert_held(&barn->lock);
+	mm_point(MM_POINT_BARN_LOCKED, sheaf->cache);
 	if (sheaf->size) {
 		list_add(&sheaf->barn_list, &barn->sheaves_full);
 		barn->nr_full++;
@@ -451,7 +444,7 @@ static void swap_main_spare_locked(struct kmem_cache *s,
 	struct slab_sheaf *tmp = pcs->main;
 
 	pcs->main = pcs->spare;
-	slab_hook(s, SLAB_HOOK_MID_SWAP);    /* main == spare here */
+	mm_point(MM_POINT_SHEAF_SWAP_MID, s);    /* main == spare here */
 	pcs->spare = NULL;
 	pcs_install_spare_locked(s, pcs, tmp);
 	stat(s, SHEAF_SWAP);
@@ -482,10 +475,11 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 
 	/* Refill without the lock: it walks slabs and may make new ones. */
 	local_unlock_irqrestore(&pcs->lock, *flags);
-	slab_hook(s, SLAB_HOOK_REFILL_UNLOCKED);
+	mm_point(MM_POINT_SHEAF_REFILL_UNLOCKED, s);
 	full = alloc_full_sheaf(s, gfp);
 	if (!full)
 		return NULL;
+	mm_point(MM_POINT_SHEAF_REFILL_DONE, s);
 	pcs = this_pcs(s);
 	if (!local_trylock_irqsave(&pcs->lock, *flags)) {
 		sheaf_flush_and_free(s, full);
@@ -518,6 +512,7 @@ void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return NULL;
+	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(!pcs->main->size)) {
 		pcs = pcs_replace_empty_main(s, pcs, gfp, &flags);
 		if (!pcs)
@@ -558,8 +553,9 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 	if (main == &bootstrap_sheaf || !pcs->spare ||
 	    barn_has_room_for_full(s)) {
 		local_unlock_irqrestore(&pcs->lock, *flags);
-		slab_hook(s, SLAB_HOOK_FREE_UNLOCKED);
+		mm_point(MM_POINT_SHEAF_FREE_UNLOCKED, s);
 		empty = alloc_empty_sheaf(s, GFP_NOWAIT, s->sheaf_capacity);
+		mm_point(MM_POINT_SHEAF_FREE_GOT_EMPTY, s);
 		pcs = this_pcs(s);
 		if (!local_trylock_irqsave(&pcs->lock, *flags)) {
 			if (empty)
@@ -604,6 +600,8 @@ push:
 	pcs->free_pcs++;
 	local_unlock_irqrestore(&pcs->lock, *flags);
 	if (nb)
+		mm_point(MM_POINT_SHEAF_FLUSH_BATCH, s);
+	if (nb)
 		__slab_free_bulk(s, nb, batch, _RET_IP_);
 	return true;
 }
@@ -615,6 +613,7 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return false;
+	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(pcs->main->size == pcs->main->capacity))
 		return free_to_pcs_slow(s, pcs, object, &flags);
 	pcs->main->objects[pcs->main->size++] = object;
@@ -640,6 +639,7 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 		*busy = true;
 		return NULL;
 	}
+	mm_point(MM_POINT_SHEAF_NOLOCK_LOCKED, s);
 	if (!pcs->main->size) {
 		if (pcs->spare && pcs->spare->size) {
 			swap_main_spare_locked(s, pcs);
@@ -677,6 +677,7 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 		*busy = true;
 		return false;
 	}
+	mm_point(MM_POINT_SHEAF_NOLOCK_LOCKED, s);
 	if (pcs->main->size == pcs->main->capacity) {
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
 			swap_main_spare_locked(s, pcs);
@@ -709,6 +710,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return 0;
+	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
 		struct slab_sheaf *main = pcs->main;
 
@@ -747,6 +749,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return 0;
+	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
 		struct slab_sheaf *main = pcs->main;
 
@@ -831,7 +834,7 @@ static void flush_retry_busy_cpu(struct sheaf_flush *f, unsigned int cpu)
 
 	while (f->busy[cpu]) {
 		stat(f->s, SHEAF_FLUSH_BUSY);
-		slab_hook(f->s, SLAB_HOOK_FLUSH_BUSY);
+		mm_point(MM_POINT_SHEAF_FLUSH_BUSY, f->s);
 		if (WARN_ON(++tries > SHEAF_FLUSH_MAX_TRIES))
 			return;
 		cpu_relax();
@@ -869,6 +872,7 @@ static void barn_shrink(struct kmem_cache *s)
 	while ((sheaf = barn_take_locked(barn, false)))
 		list_add(&sheaf->barn_list, &empty);
 	spin_unlock_irqrestore(&barn->lock, flags);
+	mm_point(MM_POINT_BARN_SHRINK_UNLOCKED, s);
 
 	list_for_each_entry_safe(sheaf, next, &full, barn_list) {
 		list_del_init(&sheaf->barn_list);
@@ -900,6 +904,7 @@ void flush_all_sheaves(struct kmem_cache *s)
 			flush_take_offline_cpu(&f, cpu);
 		if (!f.taken[cpu])
 			continue;
+		mm_point(MM_POINT_SHEAF_DETACHED, s);
 		sheaf_flush_and_free(s, f.main[cpu]);
 		sheaf_flush_and_free(s, f.spare[cpu]);
 	}
@@ -954,6 +959,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
 	if (!sheaf)
 		return NULL;
+	mm_point(MM_POINT_PREFILL_UNLOCKED, s);
 	if (sheaf->size < count)
 		refill_sheaf(s, sheaf, gfp);
 	if (sheaf->size < count) {
@@ -1026,6 +1032,7 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 	}
 	if (!sheaf)
 		return;
+	mm_point(MM_POINT_RETURN_UNLOCKED, s);
 	if (sheaf->size == sheaf->capacity && barn_put_sheaf(s, sheaf, false))
 		return;
 	sheaf_flush(s, sheaf);

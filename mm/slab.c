@@ -690,6 +690,7 @@ static unsigned int take_from_slab_locked(struct kmem_cache *s,
 	bool lost = false;
 
 	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
 	while (got < nr && object) {
 		void *next = get_freepointer(s, object);
 
@@ -739,11 +740,13 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		if (got == nr)
 			break;
+		mm_point(MM_POINT_SLAB_ALLOC_UNLOCKED, s);
 
 		/* No lock held: the buddy may take its own. */
 		slab = allocate_slab(s, gfp);
 		if (!slab)
 			break;
+		mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
 		list_lock_irqsave(n, true, &flags);
 		list_add(&slab->lru, &n->partial);
 		n->nr_partial++;
@@ -762,6 +765,7 @@ static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 				struct list_head *discard, unsigned long caller)
 {
 	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
 	if (unlikely(object_is_parked(s, object))) {
 		slab_bug(s, object, caller,
 			 "double free: the object is parked on a deferred-free list");
@@ -803,6 +807,7 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		free_to_slab_locked(s, n, virt_to_slab(p[i]), p[i], &discard,
 				    caller);
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
 	free_slab_list(s, &discard, true);
 }
 
@@ -844,8 +849,7 @@ static void *slab_alloc_new_nolock(struct kmem_cache *s, bool *busy,
 	slab = allocate_slab_nolock(s, busy);
 	if (!slab)
 		return NULL;
-	if (unlikely(slab_test_hook))
-		slab_test_hook(s, SLAB_HOOK_NEW_SLAB);
+	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
 	if (!list_lock_irqsave(n, false, &flags)) {
 		/* Never on the node's lists nor in nr_slabs: freeing it
 		 * (counted in FREE_SLAB) puts every count back. */
@@ -932,6 +936,7 @@ static void defer_free(struct kmem_cache *s, void *object,
 	first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
 	/* Count first, so the count never reads less than the list holds. */
 	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
+	mm_point(MM_POINT_DEFER_COUNTED, s);
 	do {
 		*slot = (void *)deferred_link_encode(s, first, slot);
 	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
@@ -951,6 +956,7 @@ static void free_deferred_objects(struct slab_defer *d)
 		/* Read the link first: the free reuses the slot. */
 		void *next = get_deferred_link(s, object);
 
+		mm_point(MM_POINT_DEFER_DRAIN, s);
 		/* Validated as take_from_slab_locked() does: a stray write
 		 * into a parked object is reported, never followed (the
 		 * objects behind it are lost, and stay counted). */
@@ -1015,6 +1021,7 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 		return;
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
+	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
 	if (list_lock_irqsave(n, false, &flags)) {
 		free_to_slab_locked(s, n, virt_to_slab(object), object,
 				    &discard, caller);
@@ -1550,8 +1557,7 @@ void kmem_cache_init(const char *slub_debug)
 	add_to_cache_list(&kmem_cache_boot);
 	slab_defer_init();
 	slab_up = true;
-	if (unlikely(slab_test_hook))
-		slab_test_hook(&kmem_cache_boot, SLAB_HOOK_KMALLOC_INIT);
+	mm_point(MM_POINT_KMALLOC_INIT, &kmem_cache_boot);
 	kmalloc_init();
 	/* Release: whoever sees it true sees every kmalloc cache made. */
 	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
@@ -1634,4 +1640,11 @@ void *slab_deferred_first(unsigned int cpu)
 {
 	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->first,
 			       __ATOMIC_ACQUIRE);
+}
+
+/* For mm/mm_check.c: the object parked after this one, decoded as the
+ * drain decodes it (free_deferred_objects()). */
+void *slab_deferred_next(void *object)
+{
+	return get_deferred_link(virt_to_slab(object)->slab_cache, object);
 }

@@ -30,6 +30,7 @@
 #include <local_lock.h>
 #include <list.h>
 #include <mm.h>
+#include <mm_points.h>
 #include <slab.h>
 #include <smp.h>
 #include <spinlock.h>
@@ -232,6 +233,7 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 
 	if (unlikely(!local_trylock(&pcs->lock)))
 		return NULL;
+	mm_point_fast(MM_POINT_FAST_ALLOC_LOCKED, s);
 	main = pcs->main;
 	if (unlikely(!main->size)) {
 		local_unlock(&pcs->lock);
@@ -289,6 +291,7 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 
 	if (unlikely(!local_trylock(&pcs->lock)))
 		return false;
+	mm_point_fast(MM_POINT_FAST_FREE_LOCKED, s);
 	main = pcs->main;
 	if (unlikely(main->size >= main->capacity)) {
 		local_unlock(&pcs->lock);
@@ -397,6 +400,7 @@ unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
 void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
 void *slab_check_next_free(const struct kmem_cache *s, void *object);
 void *slab_deferred_first(unsigned int cpu);
+void *slab_deferred_next(void *object);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
 void slab_host_reset(void);
@@ -418,20 +422,8 @@ void flush_all_sheaves(struct kmem_cache *s);
 void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy);
 bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
 
-/*
- * Test hook: where the slab allocator calls slab_test_hook (when set) so a
- * test can send itself an NMI at the most delicate moments.  NULL in
- * production; a test sets it only around its own calls.
- */
-enum slab_hook_point {
-	SLAB_HOOK_MID_SWAP,        /* sheaf lock held, main == spare */
-	SLAB_HOOK_REFILL_UNLOCKED, /* lock dropped to refill an empty main */
-	SLAB_HOOK_FREE_UNLOCKED,   /* lock dropped to get an empty sheaf */
-	SLAB_HOOK_NEW_SLAB,        /* nolock: fresh slab, list_lock not taken */
-	SLAB_HOOK_FLUSH_BUSY,      /* a CPU's flush found its sheaf lock held */
-	SLAB_HOOK_KMALLOC_INIT,    /* boot: slab up, kmalloc caches not made */
-};
-extern void (*slab_test_hook)(struct kmem_cache *s, enum slab_hook_point where);
+/* The test hooks that were here are interleaving points now: mm_point()
+ * and mm_point_hook, include/mm_points.h. */
 
 /* ---- kmalloc.c: memory for sheaves, never from a cache with sheaves ---- */
 void *kmalloc_nosheaf(size_t size, gfp_t gfp);

@@ -18,7 +18,7 @@
  *
  * Further cases provoke the hazards Linux met (docs/any-context.md): an
  * NMI half way through a sheaf swap and while the sheaf lock is dropped
- * for a refill (through slab_test_hook), a fresh slab whose list_lock is
+ * for a refill (through mm_point_hook), a fresh slab whose list_lock is
  * taken before it can be added, the encoded deferred-free link, a debug
  * cache, and what may be passed where.
  *
@@ -165,7 +165,7 @@ static void nolock_suite_exit(struct kunit_suite *suite)
 static void nolock_case_exit(struct kunit *test)
 {
 	(void)test;
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	slab_report_count_only = false;
 }
 
@@ -528,12 +528,12 @@ static struct kmem_cache *hook_cache;
 static bool hook_took_lock, hook_lock_was_taken;
 static void *hook_object;
 
-static void take_list_lock_hook(struct kmem_cache *s, enum slab_hook_point where)
+static void take_list_lock_hook(enum mm_point where, void *s)
 {
-	if (s != hook_cache || where != SLAB_HOOK_NEW_SLAB)
+	if (s != hook_cache || where != MM_POINT_SLAB_NEW_NOLOCK)
 		return;
 	/* We are the NMI: trylock only.  The lock is free, so it works. */
-	hook_took_lock = spin_trylock(&get_node(s, 0)->list_lock);
+	hook_took_lock = spin_trylock(&get_node(hook_cache, 0)->list_lock);
 }
 
 static void alloc_from_hook_cache(void)
@@ -559,10 +559,10 @@ static void fresh_slab_given_back_with_counts(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	hook_cache = s;
 	hook_lock_was_taken = false;
-	slab_test_hook = take_list_lock_hook;
+	mm_point_hook = take_list_lock_hook;
 	stats_mark();
 	KUNIT_EXPECT_TRUE(test, run_in_nmi(alloc_from_hook_cache));
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_TRUE(test, hook_lock_was_taken);
 	KUNIT_EXPECT_NULL(test, hook_object);
 	/* The slab never joined the node, and went back counted. */
@@ -640,7 +640,7 @@ static void debug_cache_fails_cleanly(struct kunit *test)
 #define SMALL_CAP 4
 static void *nmi_freed, *nmi_got;
 static unsigned int hook_hits;
-static enum slab_hook_point hook_point;
+static enum mm_point hook_point;
 
 static void nmi_free_one(void)
 {
@@ -654,12 +654,12 @@ static void nmi_alloc_one(void)
 	nmi_got = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
 }
 
-static void nmi_at_hook(struct kmem_cache *s, enum slab_hook_point where)
+static void nmi_at_hook(enum mm_point where, void *s)
 {
 	if (s != hook_cache || where != hook_point || in_nmi() || hook_hits)
 		return;
 	hook_hits++;
-	if (where == SLAB_HOOK_MID_SWAP)
+	if (where == MM_POINT_SHEAF_SWAP_MID)
 		run_in_nmi(nmi_alloc_one);
 	else
 		run_in_nmi(nmi_free_one);
@@ -732,12 +732,12 @@ static void nmi_while_lock_dropped_for_refill(struct kunit *test)
 	 * into the empty main meanwhile.  After relocking the refill must
 	 * see main is no longer empty and keep the new sheaf as spare. */
 	hook_cache = s;
-	hook_point = SLAB_HOOK_REFILL_UNLOCKED;
+	hook_point = MM_POINT_SHEAF_REFILL_UNLOCKED;
 	hook_hits = 0;
 	nmi_freed = obj[0];
-	slab_test_hook = nmi_at_hook;
+	mm_point_hook = nmi_at_hook;
 	x = kmem_cache_alloc(s, GFP_KERNEL);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, hook_hits, 1);
 	KUNIT_EXPECT_PTR_EQ(test, x, obj[0]);   /* it took what the NMI freed */
 	KUNIT_ASSERT_NOT_NULL(test, s->cpu_sheaves[smp_processor_id()].spare);
@@ -768,12 +768,12 @@ static void nmi_while_lock_dropped_for_empty_sheaf(struct kunit *test)
 	/* The first free drops the lock to get an empty sheaf (main is the
 	 * bootstrap); the NMI frees another object meanwhile. */
 	hook_cache = s;
-	hook_point = SLAB_HOOK_FREE_UNLOCKED;
+	hook_point = MM_POINT_SHEAF_FREE_UNLOCKED;
 	hook_hits = 0;
 	nmi_freed = obj[1];
-	slab_test_hook = nmi_at_hook;
+	mm_point_hook = nmi_at_hook;
 	kmem_cache_free(s, obj[0]);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, hook_hits, 1);
 	KUNIT_EXPECT_EQ(test, slab_inuse(s), (n - 2) + objects_in_sheaves(s));
 	for (i = 2; i < n; i++)
@@ -805,12 +805,12 @@ static void nmi_mid_swap(struct kunit *test)
 		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_ASSERT_GT(test, pcs->spare->size, 0);
 	hook_cache = s;
-	hook_point = SLAB_HOOK_MID_SWAP;
+	hook_point = MM_POINT_SHEAF_SWAP_MID;
 	hook_hits = 0;
 	nmi_got = NULL;
-	slab_test_hook = nmi_at_hook;
+	mm_point_hook = nmi_at_hook;
 	obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, hook_hits, 1);
 	KUNIT_EXPECT_NOT_NULL(test, nmi_got);           /* from a slab */
 	KUNIT_EXPECT_PTR_NE(test, nmi_got, obj[i]);

@@ -70,7 +70,7 @@ static void sheaf_suite_exit(struct kunit_suite *suite)
 static void sheaf_case_exit(struct kunit *test)
 {
 	(void)test;
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 }
 
 static unsigned long quiesced_free_pages(void)
@@ -314,11 +314,12 @@ static struct kmem_cache *irq_cache;
 static void *irq_object;
 static unsigned int irq_hits;
 
-static void free_as_irq(struct kmem_cache *s, enum slab_hook_point where)
+static void free_as_irq(enum mm_point where, void *arg)
 {
+	struct kmem_cache *s = arg;
 	unsigned long flags;
 
-	if (s != irq_cache || where != SLAB_HOOK_REFILL_UNLOCKED || irq_hits)
+	if (s != irq_cache || where != MM_POINT_SHEAF_REFILL_UNLOCKED || irq_hits)
 		return;
 	irq_hits++;
 #ifdef HOST_TEST
@@ -369,9 +370,9 @@ static void irq_free_during_refill_keeps_placeholder_out_of_barn(struct kunit *t
 	irq_cache = s;
 	irq_object = obj[0];
 	irq_hits = 0;
-	slab_test_hook = free_as_irq;
+	mm_point_hook = free_as_irq;
 	x = kmem_cache_alloc(s, GFP_KERNEL);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, irq_hits, 1);
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	obj[0] = x;
@@ -443,11 +444,11 @@ static void placeholder_checks_fire(struct kunit *test)
 	irq_cache = s;
 	irq_object = obj[0];
 	irq_hits = 0;
-	slab_test_hook = free_as_irq;
+	mm_point_hook = free_as_irq;
 	kunit_expect_report(test, "bootstrap_sheaf");
 	x = kmem_cache_alloc(s, GFP_KERNEL);
 	kunit_expect_report_done(test);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, irq_hits, 1);
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	obj[0] = x;
@@ -543,9 +544,11 @@ static void expect_cpu_flushed(struct kunit *test, struct kmem_cache *s,
 static struct kmem_cache *busy_cache;
 static unsigned int busy_hits;
 
-static void fast_path_finishes(struct kmem_cache *s, enum slab_hook_point where)
+static void fast_path_finishes(enum mm_point where, void *arg)
 {
-	if (s != busy_cache || where != SLAB_HOOK_FLUSH_BUSY)
+	struct kmem_cache *s = arg;
+
+	if (s != busy_cache || where != MM_POINT_SHEAF_FLUSH_BUSY)
 		return;
 	if (busy_hits++ == 0)
 		local_unlock(&s->cpu_sheaves[victim_cpu()].lock);
@@ -565,9 +568,9 @@ static void shrink_while_a_fast_path_holds_the_lock(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, local_trylock(&pcs->lock));
 	busy_cache = c.s;
 	busy_hits = 0;
-	slab_test_hook = fast_path_finishes;
+	mm_point_hook = fast_path_finishes;
 	kmem_cache_shrink(c.s);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	if (local_lock_is_locked(&pcs->lock))   /* the old code never asked */
 		local_unlock(&pcs->lock);
 	KUNIT_EXPECT_EQ(test, warn_count, warns);
@@ -784,10 +787,10 @@ static void *boot_nmi_got;
 static unsigned int boot_hits;
 static unsigned long boot_nomem;
 
-static void nmi_in_boot_window(struct kmem_cache *s, enum slab_hook_point where)
+static void nmi_in_boot_window(enum mm_point where, void *arg)
 {
-	(void)s;
-	if (where != SLAB_HOOK_KMALLOC_INIT || boot_hits++)
+	(void)arg;
+	if (where != MM_POINT_KMALLOC_INIT || boot_hits++)
 		return;
 	host_nmi_nesting++;
 	boot_nomem = this_cpu_ptr(nolock_stats)->obj_alloc_nomem;
@@ -811,9 +814,9 @@ static void kmalloc_nolock_before_the_kmalloc_caches(struct kunit *test)
 	slab_host_reset();
 	boot_hits = 0;
 	boot_nmi_got = NULL;
-	slab_test_hook = nmi_in_boot_window;
+	mm_point_hook = nmi_in_boot_window;
 	kmem_cache_init(NULL);
-	slab_test_hook = NULL;
+	mm_point_hook = NULL;
 	KUNIT_EXPECT_EQ(test, boot_hits, 1);
 	KUNIT_EXPECT_NULL(test, boot_nmi_got);
 	KUNIT_EXPECT_EQ(test, boot_nomem, 1);

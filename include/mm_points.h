@@ -1,0 +1,103 @@
+/*
+ * mm_points.h - named interleaving points of the slab, sheaf, barn and
+ * page allocators, where a test can make an NMI, an IRQ or another CPU
+ * land.
+ *
+ * The code that is most likely to be wrong is the code between two steps
+ * that must look atomic to somebody: a lock dropped and retaken (whatever
+ * the CPU read before may have changed), two stores that must be seen
+ * together (a flag and the order beside it), a lock held that an NMI
+ * will find taken.  Each such place calls
+ *
+ *     mm_point(MM_POINT_SHEAF_REFILL_UNLOCKED, s);
+ *
+ * with the cache (slab points) or zone (page points) it is about.  When a
+ * test has set mm_point_hook, the hook runs there, in the allocator's own
+ * context (its locks held, IRQs as they are), and may do what an
+ * interrupt could: tests/kernel/interleave_test.c runs every allocator
+ * scenario once per point reached and per interrupting action, and checks
+ * the invariants (include/mm_check.h) after each run.  docs/any-context.md
+ * ("How the interleavings are searched") has the method and the figures.
+ *
+ * Cost: NULL in production, so a point is one load and a branch predicted
+ * not taken, and points sit only on slow paths.  The inline fast paths
+ * (mm/slab_internal.h) have points only in the host test build
+ * (mm_point_fast(), MM_POINTS_FAST), so the kernel's fast path is
+ * instruction for instruction what it was.
+ *
+ * Rules for the hook: it runs with whatever the point holds, so it may only
+ * call what an interrupt of that kind may call there (the test decides by
+ * irqs_disabled() and by which locks are taken); it must not re-enter
+ * itself (the test ignores points reached from its own actions).
+ */
+#ifndef MM_POINTS_H
+#define MM_POINTS_H
+
+#include <compiler.h>
+
+enum mm_point {
+	/* mm/sheaf.c: the per-CPU sheaves (arg: the cache) */
+	MM_POINT_SHEAF_LOCKED,          /* slow path took the sheaf lock (IRQs off) */
+	MM_POINT_SHEAF_SWAP_MID,        /* sheaf lock held, main == spare */
+	MM_POINT_SHEAF_REFILL_UNLOCKED, /* lock dropped to refill an empty main */
+	MM_POINT_SHEAF_REFILL_DONE,     /* full sheaf in hand, lock not retaken */
+	MM_POINT_SHEAF_FREE_UNLOCKED,   /* lock dropped to get an empty sheaf */
+	MM_POINT_SHEAF_FREE_GOT_EMPTY,  /* empty sheaf in hand, lock not retaken */
+	MM_POINT_SHEAF_FLUSH_BATCH,     /* batch taken out of main, not yet freed */
+	MM_POINT_SHEAF_NOLOCK_LOCKED,   /* any-context path holds the sheaf lock */
+	MM_POINT_SHEAF_BULK_LOCKED,     /* bulk alloc/free holds the sheaf lock */
+	MM_POINT_SHEAF_DETACHED,        /* flush: a CPU's sheaves taken, not flushed */
+	MM_POINT_SHEAF_FLUSH_BUSY,      /* flush: a CPU's IPI found it busy, asking again */
+	MM_POINT_PREFILL_UNLOCKED,      /* prefill: sheaf in hand before its refill */
+	MM_POINT_RETURN_UNLOCKED,       /* return: no spare slot, before barn/flush */
+	/* mm/sheaf.c: the barn (arg: the cache) */
+	MM_POINT_BARN_LOCKED,           /* barn->lock held */
+	MM_POINT_BARN_SHRINK_UNLOCKED,  /* barn emptied onto private lists */
+	/* mm/slab.c: slabs and the deferred list (arg: the cache) */
+	MM_POINT_SLAB_LIST_LOCKED,      /* list_lock held */
+	MM_POINT_SLAB_ALLOC_UNLOCKED,   /* partial list ran out, before a new slab */
+	MM_POINT_SLAB_NEW_UNLINKED,     /* new slab made, not on the lists yet */
+	MM_POINT_SLAB_NEW_NOLOCK,       /* any context: the same, list_lock untried */
+	MM_POINT_SLAB_DISCARD_UNLOCKED, /* empty slabs unlinked, not yet freed */
+	MM_POINT_SLAB_FREE_NOLOCK,      /* kfree_nolock: sheaves refused, list next */
+	MM_POINT_DEFER_COUNTED,         /* deferred push: counted, not linked */
+	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
+	MM_POINT_KMALLOC_INIT,          /* boot: slab up, kmalloc caches not made */
+	/* mm/slab_internal.h: the inline fast paths (host test build only) */
+	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on */
+	MM_POINT_FAST_FREE_LOCKED,
+	/* mm/page_alloc.c (arg: the zone; the page for the two _HEAD_HALF) */
+	MM_POINT_PCP_LOCKED,            /* a pcp->lock held (IRQs off) */
+	MM_POINT_ZONE_LOCKED,           /* zone->lock held (IRQs off) */
+	MM_POINT_BUDDY_HEAD_HALF,       /* free head half made: of PG_buddy and
+					 * its order, one is stored */
+	MM_POINT_PCP_HEAD_HALF,         /* the same for PG_pcp */
+	MM_POINT_PAGE_FREE_CLAIMED,     /* free claimed by its CAS, on no list yet */
+	MM_POINT_PAGE_DEFER_MARKED,     /* nolock free: marked, not yet on the llist */
+	MM_POINT_PAGE_DEFERRED_TAKEN,   /* deferred pages taken off the llist */
+	NR_MM_POINTS
+};
+
+extern const char *const mm_point_names[NR_MM_POINTS];
+
+typedef void (*mm_point_hook_t)(enum mm_point point, void *arg);
+extern mm_point_hook_t mm_point_hook;
+
+static __always_inline void mm_point(enum mm_point point, void *arg)
+{
+	mm_point_hook_t hook = __atomic_load_n(&mm_point_hook, __ATOMIC_RELAXED);
+
+	if (unlikely(hook))
+		hook(point, arg);
+}
+
+/* Points inside the inline fast paths: only in the host test build
+ * (the Makefile's HOSTCFLAGS define MM_POINTS_FAST; the host benchmark's
+ * build does not, so it measures the fast path as the kernel has it). */
+#ifdef MM_POINTS_FAST
+#define mm_point_fast(point, arg) mm_point(point, arg)
+#else
+#define mm_point_fast(point, arg) do { (void)(arg); } while (0)
+#endif
+
+#endif /* MM_POINTS_H */
