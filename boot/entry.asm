@@ -11,7 +11,10 @@
 ;   3. set CR4.PAE, load CR3, set EFER.LME (and EFER.NXE when the CPU has
 ;      NX), then CR0.PG: the CPU is now in compatibility mode,
 ;   4. load a GDT with a 64-bit code segment and far-jump into it,
-;   5. jump to the higher half and call kernel_main(magic, info).
+;   5. jump to the higher half, switch to the boot CPU's guarded kernel
+;      stack (cpu_stacks[0].kernel, desc.c: an unmapped page below it, so
+;      an overflow faults instead of damaging .bss) and call
+;      kernel_main(magic, info).
 ; Everything before step 5 runs at physical addresses, so it lives in the
 ; .boot sections, which the linker script places at their load address.
 ; The C code later replaces these tables with the final ones (paging.c).
@@ -37,11 +40,9 @@ CPUID_EXT_FEATURES equ 0x80000001
 CPUID_EDX_LM       equ 1 << 29
 CPUID_EDX_NX       equ 1 << 20
 
-BOOT_STACK_SIZE equ 16384
-
 extern kernel_main
+extern boot_cpu_stack_top         ; desc.c: top of cpu_stacks[0].kernel
 global _start
-global boot_stack_top
 
 section .boot.text progbits alloc exec nowrite align=16
 BITS 32
@@ -178,7 +179,7 @@ boot_magic_slot: resd 1             ; no stack yet: a dword to park EDI
 
 section .text
 higher_half_entry:
-	mov rsp, boot_stack_top
+	mov rsp, [rel boot_cpu_stack_top]
 	xor ebp, ebp                    ; ends the frame-pointer chain
 	mov edi, edi                    ; zero-extend magic
 	mov esi, esi                    ; and the info address
@@ -187,9 +188,3 @@ higher_half_entry:
 	cli
 	hlt
 	jmp .hang
-
-section .bss
-align 16
-boot_stack:
-	resb BOOT_STACK_SIZE
-boot_stack_top:

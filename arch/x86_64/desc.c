@@ -47,6 +47,13 @@ extern const u64 isr_stub_table[IDT_VECTORS]; /* isr.asm */
 static struct idt_gate idt[IDT_VECTORS] __aligned(16);
 static struct cpu_desc cpu_descs[NR_CPUS];
 struct cpu_stacks cpu_stacks[NR_CPUS];
+/*
+ * entry.asm loads this into RSP before kernel_main(): the boot CPU runs on
+ * its guarded kernel stack from its first C instruction on, like every AP
+ * (cpu_kernel_stack_top() in smpboot.c).  The guard is mapped until
+ * desc_unmap_stack_guards(), a few steps into kernel_main().
+ */
+void *const boot_cpu_stack_top = cpu_stacks[0].kernel + KERNEL_STACK_SIZE;
 
 static void set_gate(unsigned int vec, u64 handler, u8 ist)
 {
@@ -129,6 +136,30 @@ void cpu_desc_load(unsigned int cpu)
 		: "m"(gdtr), "m"(idtr), [cs] "i"(KERNEL_CS),
 		  [ds] "i"(KERNEL_DS), [tss] "r"(TSS_SEL)
 		: "rax", "memory");
+}
+
+const char *stack_guard_owner(unsigned long addr, unsigned int *cpu)
+{
+	unsigned int c;
+
+	for (c = 0; c < NR_CPUS; c++) {
+		const struct cpu_stacks *st = &cpu_stacks[c];
+		const struct { const u8 *guard; const char *name; } g[] = {
+			{ st->guard_kernel, "kernel" }, { st->guard_nmi, "NMI" },
+			{ st->guard_df, "#DF" }, { st->guard_mc, "#MC" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(g); i++) {
+			unsigned long lo = (unsigned long)g[i].guard;
+
+			if (addr >= lo && addr < lo + PAGE_SIZE) {
+				*cpu = c;
+				return g[i].name;
+			}
+		}
+	}
+	return NULL;
 }
 
 /* Unmap every guard page, so a stack overflow faults. */

@@ -60,5 +60,8 @@ void idt_init(void);           /* once, builds the shared IDT */
 void cpu_desc_load(unsigned int cpu); /* per CPU: GDT, TSS, IDT */
 void desc_unmap_stack_guards(void);
 void *cpu_kernel_stack_top(unsigned int cpu);
+/* Whose guard page holds addr: "kernel", "NMI", "#DF" or "#MC" stack of
+ * *cpu; NULL when addr is in no guard page.  For the crash report. */
+const char *stack_guard_owner(unsigned long addr, unsigned int *cpu);
 
 #endif

@@ -25,6 +25,7 @@
 #include <smp.h>
 #include "interrupts.h"
 #include "cpu.h"
+#include "desc.h"
 #include "../../kernel/backtrace.h"
 
 #define PF_PRESENT (1u << 0)
@@ -121,6 +122,25 @@ static void explain_page_fault(const struct pt_regs *regs)
 		pr_emerg("cause: a NULL pointer dereference\n");
 }
 
+/*
+ * A stack overflow shows as a page fault in a guard page, or, when the CPU
+ * could not even push the page fault's frame (the stack pointer itself in
+ * the guard), as a double fault on its own IST stack with CR2 still naming
+ * the guard page.  Say so in words.
+ */
+static void explain_stack_overflow(const struct pt_regs *regs)
+{
+	unsigned long addr = read_cr2();
+	unsigned int cpu;
+	const char *stack = stack_guard_owner(addr, &cpu);
+
+	if (!stack)
+		stack = stack_guard_owner(regs->rsp, &cpu);
+	if (stack)
+		pr_emerg("cause: kernel stack overflow: cpu%u's %s stack ran "
+			 "into its guard page\n", cpu, stack);
+}
+
 static __noreturn void die(struct pt_regs *regs)
 {
 	unsigned int vec = (unsigned int)regs->vector;
@@ -132,6 +152,8 @@ static __noreturn void die(struct pt_regs *regs)
 		 vec, (unsigned long)regs->error_code, smp_processor_id());
 	if (vec == VEC_PAGE_FAULT)
 		explain_page_fault(regs);
+	if (vec == VEC_PAGE_FAULT || vec == VEC_DOUBLE_FAULT)
+		explain_stack_overflow(regs);
 	show_regs(regs);
 	dump_backtrace(regs->rip, regs->rbp);
 	panic("fatal exception: %s", name);

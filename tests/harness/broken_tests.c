@@ -213,3 +213,43 @@ static struct kunit_suite broken_absent_report = {
 	.test_cases = broken_absent_report_cases,
 };
 kunit_test_suite(broken_absent_report);
+
+/*
+ * Runs off the end of the boot CPU's kernel stack: the guard page below it
+ * must turn that into a fault (a double fault: the page fault's own frame
+ * cannot be pushed) whose report names the overflow, not silent damage to
+ * whatever lies below.
+ */
+#define OVERFLOW_FRAME_BYTES 512
+
+/* Far more frames than any stack holds; volatile so the compiler cannot
+ * see that the recursion has no end. */
+static volatile unsigned long overflow_depth_limit = ~0ul;
+
+static __noinline unsigned long recurse_without_end(unsigned long depth)
+{
+	volatile u8 frame[OVERFLOW_FRAME_BYTES];
+
+	frame[0] = (u8)depth;
+	if (depth >= overflow_depth_limit)
+		return frame[0];
+	return recurse_without_end(depth + 1) + frame[0];
+}
+
+static void overflow_the_stack(struct kunit *test)
+{
+	kunit_info(test, "about to run off the end of the kernel stack");
+	KUNIT_FAIL(test, "still running after recursing %lu times",
+		   recurse_without_end(0));
+}
+
+static struct kunit_case broken_stack_overflow_cases[] = {
+	KUNIT_CASE(overflow_the_stack),
+	{}
+};
+
+static struct kunit_suite broken_stack_overflow = {
+	.name = "broken_stack_overflow",
+	.test_cases = broken_stack_overflow_cases,
+};
+kunit_test_suite(broken_stack_overflow);

@@ -68,6 +68,46 @@ static void stack_guard_pages_are_unmapped(struct kunit *test)
 					    NULL) & PTE_PRESENT, 0);
 }
 
+/*
+ * Where each CPU really runs: the stack pointer of an IPI (taken on the
+ * interrupted stack, the CPU's kernel stack) must lie inside that CPU's
+ * guarded kernel stack, and the page below it must be unmapped.  The boot
+ * CPU once ran on a small stack in .bss with no guard at all.
+ */
+static unsigned long stack_seen[NR_CPUS];
+
+static void record_stack_pointer(void *info)
+{
+	(void)info;
+	stack_seen[smp_processor_id()] =
+		(unsigned long)__builtin_frame_address(0);
+}
+
+static void every_cpu_runs_on_its_guarded_stack(struct kunit *test)
+{
+	unsigned int cpu;
+
+	memset(stack_seen, 0, sizeof(stack_seen));
+	on_each_cpu(record_stack_pointer, NULL, true);
+	for_each_online_cpu(cpu) {
+		unsigned long lo = (unsigned long)cpu_stacks[cpu].kernel;
+		unsigned long sp = stack_seen[cpu];
+
+		KUNIT_EXPECT_TRUE(test, sp >= lo && sp < lo + KERNEL_STACK_SIZE);
+		KUNIT_EXPECT_EQ(test, paging_lookup(
+			(unsigned long)cpu_stacks[cpu].guard_kernel, NULL) &
+			PTE_PRESENT, 0);
+		KUNIT_EXPECT_EQ(test, paging_lookup(lo - 1, NULL) & PTE_PRESENT,
+				0);
+	}
+	/* And this very case, on the boot CPU, in task context. */
+	KUNIT_EXPECT_TRUE(test, (unsigned long)__builtin_frame_address(0) >=
+			  (unsigned long)cpu_stacks[0].kernel &&
+			  (unsigned long)__builtin_frame_address(0) <
+			  (unsigned long)cpu_stacks[0].kernel +
+			  KERNEL_STACK_SIZE);
+}
+
 static void direct_map_covers_usable_memory(struct kunit *test)
 {
 	unsigned int i;
@@ -157,6 +197,7 @@ static struct kunit_case boot_cases[] = {
 	KUNIT_CASE(data_and_bss_are_writable_and_nx),
 	KUNIT_CASE(null_page_is_unmapped),
 	KUNIT_CASE(stack_guard_pages_are_unmapped),
+	KUNIT_CASE(every_cpu_runs_on_its_guarded_stack),
 	KUNIT_CASE(direct_map_covers_usable_memory),
 	KUNIT_CASE(gs_base_points_at_this_cpu),
 	KUNIT_CASE(kallsyms_names_functions),
