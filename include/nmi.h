@@ -43,6 +43,8 @@ typedef int (*nmi_handler_t)(unsigned int type, struct pt_regs *regs);
 /* Normal context only; the handler runs in NMI context on every CPU. */
 int register_nmi_handler(unsigned int type, nmi_handler_t fn,
 			 const char *name);
+/* Returns once no CPU can still be running the handler (it waits for
+ * handlers in progress on other CPUs, bounded; see arch/x86_64/nmi.c). */
 void unregister_nmi_handler(unsigned int type, const char *name);
 
 /* Any context, NMI included.  Delivery mode NMI through the ICR. */

@@ -12,8 +12,18 @@
  * a half-filled slot.  No lock is shared with the NMI side, so there is no
  * lock an NMI could deadlock on.  Registration itself is normal-context
  * only and serialised by nmi_reg_lock (never taken in NMI context).
- * Unregistering a handler that is running on another CPU is not waited
- * for: handlers must be functions that stay (they are, in this kernel).
+ *
+ * Unregistering waits until no other CPU can still be inside the handler
+ * (Linux does list_del_rcu() + synchronize_rcu(); we have no RCU yet, so a
+ * per-CPU count does it): every CPU bumps its nmi_chain_seq to odd before
+ * it loads the first handler and back to even after the last returned.
+ * unregister_nmi_handler() clears the slot, then, for every other CPU
+ * whose count is odd, waits until the count moves on.  A full barrier on
+ * both sides (the NMI's count store before its handler loads, unregister's
+ * slot store before its count loads) means either the CPU is seen inside
+ * the chain and waited for, or it entered later and sees the empty slot.
+ * The wait is bounded (UNREGISTER_WAIT_US, a hang guard): a handler stuck
+ * for that long is reported with a WARNING naming it and the CPU.
  *
  * Stopping: nmi_stop_other_cpus() sets `stop_cpus` and NMIs every other
  * online CPU; each prints its registers and backtrace (into its own NMI
@@ -35,6 +45,7 @@
 #include "../../kernel/timekeeping.h"
 
 #define STOP_WAIT_US 1000000
+#define UNREGISTER_WAIT_US 10000000
 
 struct nmi_handler_slot {
 	nmi_handler_t fn;      /* NULL: free; published last */
@@ -47,6 +58,8 @@ static DEFINE_SPINLOCK(nmi_reg_lock);
 static struct nmi_handler_slot handlers[NMI_MAX_HANDLERS];
 
 static DEFINE_PER_CPU(unsigned long, nmi_counts);
+/* Odd while this CPU runs the handler chain (see the head comment). */
+static DEFINE_PER_CPU(unsigned long, nmi_chain_seq);
 static bool stop_cpus;
 static unsigned int stopping_cpu;   /* the one that asked: it goes on */
 static unsigned int cpus_stopped;
@@ -71,6 +84,9 @@ static void nmi_entry(struct pt_regs *regs)
 	if (__atomic_load_n(&stop_cpus, __ATOMIC_ACQUIRE) &&
 	    pc->cpu != READ_ONCE(stopping_cpu))
 		nmi_stop_this_cpu(regs);
+	__atomic_store_n(&per_cpu(nmi_chain_seq, pc->cpu),
+			 per_cpu(nmi_chain_seq, pc->cpu) + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* pairs with unregister */
 	for (i = 0; i < NMI_MAX_HANDLERS; i++) {
 		nmi_handler_t fn = __atomic_load_n(&handlers[i].fn,
 						   __ATOMIC_ACQUIRE);
@@ -78,6 +94,8 @@ static void nmi_entry(struct pt_regs *regs)
 		if (fn)
 			fn(NMI_LOCAL, regs);
 	}
+	__atomic_store_n(&per_cpu(nmi_chain_seq, pc->cpu),
+			 per_cpu(nmi_chain_seq, pc->cpu) + 1, __ATOMIC_RELEASE);
 	pc->nmi_nesting--;
 }
 
@@ -101,20 +119,49 @@ int register_nmi_handler(unsigned int type, nmi_handler_t fn, const char *name)
 	return ret;
 }
 
+/* Wait until no other CPU is inside the handler chain it was in when the
+ * caller cleared a slot (the caller's barrier came first). */
+static void wait_for_nmi_handlers(const char *name)
+{
+	unsigned int cpu, me = smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		unsigned long *seq = &per_cpu(nmi_chain_seq, cpu);
+		unsigned long seen = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+		u64 end = rdtsc() + us_to_tsc(UNREGISTER_WAIT_US);
+
+		if (cpu == me || !(seen & 1))
+			continue;
+		while (__atomic_load_n(seq, __ATOMIC_ACQUIRE) == seen &&
+		       rdtsc() < end)
+			cpu_relax();
+		if (WARN_ON(__atomic_load_n(seq, __ATOMIC_ACQUIRE) == seen))
+			pr_err("unregister_nmi_handler(%s): cpu%u still in its "
+			       "NMI handlers after %u s\n", name, cpu,
+			       (unsigned int)(UNREGISTER_WAIT_US / 1000000));
+	}
+}
+
 void unregister_nmi_handler(unsigned int type, const char *name)
 {
 	unsigned long flags;
 	unsigned int i;
+	bool found = false;
 
 	BUG_ON(type != NMI_LOCAL || in_nmi());
 	spin_lock_irqsave(&nmi_reg_lock, flags);
 	for (i = 0; i < NMI_MAX_HANDLERS; i++) {
 		if (handlers[i].fn && !strcmp(handlers[i].name, name)) {
 			__atomic_store_n(&handlers[i].fn, NULL, __ATOMIC_RELEASE);
+			found = true;
 			break;
 		}
 	}
 	spin_unlock_irqrestore(&nmi_reg_lock, flags);
+	if (!found)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* pairs with nmi_entry */
+	wait_for_nmi_handlers(name);
 }
 
 /* The SDM (vol. 3A, 11.6.1) forbids the self shorthand with delivery mode

@@ -414,6 +414,72 @@ static void irq_work_queued_in_nmi_runs_after_it(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nmi_work_in_nmi[cpu]);
 }
 
+/* ---- unregister_nmi_handler() waits for handlers running elsewhere ---- */
+/*
+ * A handler on another CPU is made to be running when its owner
+ * unregisters it: it announces itself, waits until the owner has started
+ * unregister_nmi_handler(), then goes on for SLOW_HANDLER_SPINS more
+ * iterations (a count, not a time) before it records that it left.  When
+ * unregister returns, the handler must have left: after that the owner
+ * tears down what the handler uses.
+ */
+#define SLOW_HANDLER_SPINS 200000
+
+static unsigned int slow_target;
+static bool slow_entered, slow_unregistering, slow_left;
+
+static int slow_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_GUARD_US);
+	unsigned int k;
+
+	(void)type;
+	(void)regs;
+	if (smp_processor_id() != READ_ONCE(slow_target) ||
+	    READ_ONCE(slow_entered))
+		return NMI_DONE;
+	__atomic_store_n(&slow_entered, true, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&slow_unregistering, __ATOMIC_ACQUIRE) &&
+	       rdtsc() < end)
+		cpu_relax();
+	for (k = 0; k < SLOW_HANDLER_SPINS; k++)
+		cpu_relax();
+	__atomic_store_n(&slow_left, true, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+static void unregister_waits_for_a_running_handler(struct kunit *test)
+{
+	unsigned int other = nr_cpu_ids - 1;
+	u64 end;
+
+	if (other == smp_processor_id())
+		kunit_skip(test, "needs a second CPU");
+	WRITE_ONCE(slow_target, other);
+	WRITE_ONCE(slow_entered, false);
+	WRITE_ONCE(slow_unregistering, false);
+	WRITE_ONCE(slow_left, false);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, slow_nmi_handler,
+						   "nmi_test_slow"), 0);
+	nmi_send(other);
+	end = rdtsc() + us_to_tsc(NMI_WAIT_GUARD_US);
+	while (!__atomic_load_n(&slow_entered, __ATOMIC_ACQUIRE) &&
+	       rdtsc() < end)
+		cpu_relax();
+	if (!__atomic_load_n(&slow_entered, __ATOMIC_ACQUIRE)) {
+		unregister_nmi_handler(NMI_LOCAL, "nmi_test_slow");
+		KUNIT_FAIL(test, "the handler never ran on cpu%u", other);
+		return;
+	}
+	__atomic_store_n(&slow_unregistering, true, __ATOMIC_RELEASE);
+	unregister_nmi_handler(NMI_LOCAL, "nmi_test_slow");
+	KUNIT_EXPECT_TRUE(test, __atomic_load_n(&slow_left, __ATOMIC_ACQUIRE));
+	/* Gone for good: a later NMI does not run it. */
+	WRITE_ONCE(slow_entered, false);
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(other));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(slow_entered));
+}
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_context_is_visible_and_on_ist),
 	KUNIT_CASE(every_cpu_nmis_every_cpu_exactly),
@@ -421,6 +487,7 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_send_allbutself_reaches_the_others),
 	KUNIT_CASE(nmi_printk_keeps_every_line_whole),
 	KUNIT_CASE(irq_work_queued_in_nmi_runs_after_it),
+	KUNIT_CASE(unregister_waits_for_a_running_handler),
 	{}
 };
 
