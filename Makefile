@@ -220,6 +220,77 @@ stress: deps stress-deps $(HOST_STRESS_PROGS)
 		STRESS_SCALE=$(STRESS_SCALE) $$p || exit 1; \
 	done
 
+# ---- model-checked fuzzers: libFuzzer over the host build of mm/ ----
+# tests/fuzz/: fuzz_mm drives random programs over the whole slab and page
+# API against a model of what is live; fuzz_memblock random firmware maps
+# and early allocations against a model of the address ranges.  Built with
+# clang's -fsanitize=fuzzer (plus ASan and UBSan) into build/fuzz/.
+# `make test` replays each kept corpus (tests/fuzz/corpus/) and then runs
+# FUZZ_TEST_RUNS more inputs with -seed=1 (a count, never a time), and
+# requires fuzz_mm_planted (a planted double hand-out) to FAIL; `make fuzz`
+# runs FUZZ_RUNS inputs each (FUZZ_TIME=seconds adds -max_total_time),
+# keeping what it finds new in build/fuzz/new-*/; `make fuzz-merge`
+# minimizes the kept corpora together with what `make fuzz` found.
+FUZZCC ?= clang
+FUZZOBJ := $(BUILD)/fuzz
+FUZZ_RUNS ?= 2000000
+FUZZ_TIME ?=
+FUZZ_TEST_RUNS ?= 3000
+FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
+	$(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -fno-omit-frame-pointer \
+	-Itests/host/include -Iinclude -I. -MMD -MP
+FUZZ_COMMON_SRCS := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
+FUZZ_MM_SRCS := $(FUZZ_COMMON_SRCS) $(wildcard mm/*.c)
+FUZZ_MEMBLOCK_SRCS := $(FUZZ_COMMON_SRCS) mm/memblock.c
+FUZZ_MM := $(FUZZOBJ)/fuzz_mm
+FUZZ_MM_PLANTED := $(FUZZOBJ)/fuzz_mm_planted
+FUZZ_MEMBLOCK := $(FUZZOBJ)/fuzz_memblock
+FUZZ_PROGS := $(FUZZ_MM) $(FUZZ_MEMBLOCK)
+
+$(FUZZOBJ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZOBJ)/obj/planted/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) -DFUZZ_PLANTED_BUG -c $< -o $@
+
+$(FUZZ_MM): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MM_SRCS) tests/fuzz/fuzz_mm.c)
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+$(FUZZ_MM_PLANTED): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MM_SRCS)) \
+		    $(FUZZOBJ)/obj/planted/tests/fuzz/fuzz_mm.o
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+$(FUZZ_MEMBLOCK): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MEMBLOCK_SRCS) \
+		  tests/fuzz/fuzz_memblock.c)
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+.PHONY: fuzz fuzz-merge
+fuzz: stress-deps $(FUZZ_PROGS)
+	@for p in $(FUZZ_PROGS); do \
+		n=$$(basename $$p); mkdir -p $(FUZZOBJ)/new-$$n; \
+		echo "  FUZZ   $$n ($(FUZZ_RUNS) runs$(if $(FUZZ_TIME), or $(FUZZ_TIME) s))"; \
+		$$p -runs=$(FUZZ_RUNS) $(if $(FUZZ_TIME),-max_total_time=$(FUZZ_TIME)) \
+			-artifact_prefix=$(FUZZOBJ)/crash-$$n- -print_final_stats=1 \
+			$(FUZZOBJ)/new-$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; \
+	done
+
+fuzz-merge: stress-deps $(FUZZ_PROGS)
+	@for p in $(FUZZ_PROGS); do \
+		n=$$(basename $$p); c=tests/fuzz/corpus/$${n#fuzz_}; \
+		rm -rf $(FUZZOBJ)/merged-$$n; mkdir -p $(FUZZOBJ)/merged-$$n $(FUZZOBJ)/new-$$n; \
+		$$p -merge=1 $(FUZZOBJ)/merged-$$n $$c $(FUZZOBJ)/new-$$n || exit 1; \
+		rm -f $$c/*; cp $(FUZZOBJ)/merged-$$n/* $$c/; \
+		echo "  MERGE  $$c: $$(ls $$c | wc -l) inputs"; \
+	done
+
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
