@@ -1,12 +1,16 @@
 # Makefile - build, boot and test the kernel.
 #
 #   make run            boot the ISO in QEMU, serial console on this terminal
-#   make test           host unit tests + boot tests (SMP=1 and 4, 128M and 2G)
+#   make test           host unit tests, short fuzzer runs, boot tests
+#                       (SMP=1 and 4, 128M and 2G)
 #   make boottest       boot once:  SMP=n MEM=size CMDLINE="..." QEMU_OPTS="..."
 #   make iso            build/<compiler>/kernel.iso
 #   make debug          QEMU halted with a gdb stub, and a gdb script
 #   make host-tests     only the host (ASan + UBSan) unit tests
 #   make stress         the threaded host stress (ASan and TSan), long
+#   make fuzz           the model-checked fuzzers (libFuzzer), long:
+#                       FUZZ_RUNS=n inputs each, FUZZ_TIME=s to cap the time
+#   make fuzz-merge     minimize tests/fuzz/corpus/ with what fuzz found
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
@@ -226,7 +230,8 @@ stress: deps stress-deps $(HOST_STRESS_PROGS)
 # and early allocations against a model of the address ranges.  Built with
 # clang's -fsanitize=fuzzer (plus ASan and UBSan) into build/fuzz/.
 # `make test` replays each kept corpus (tests/fuzz/corpus/) and then runs
-# FUZZ_TEST_RUNS more inputs with -seed=1 (a count, never a time), and
+# FUZZ_MM_TEST_RUNS / FUZZ_MEMBLOCK_TEST_RUNS more inputs with -seed=1 (a
+# count, never a time; about 10 s and 5 s), and
 # requires fuzz_mm_planted (a planted double hand-out) to FAIL; `make fuzz`
 # runs FUZZ_RUNS inputs each (FUZZ_TIME=seconds adds -max_total_time),
 # keeping what it finds new in build/fuzz/new-*/; `make fuzz-merge`
@@ -235,7 +240,8 @@ FUZZCC ?= clang
 FUZZOBJ := $(BUILD)/fuzz
 FUZZ_RUNS ?= 2000000
 FUZZ_TIME ?=
-FUZZ_TEST_RUNS ?= 3000
+FUZZ_MM_TEST_RUNS ?= 1000
+FUZZ_MEMBLOCK_TEST_RUNS ?= 20000
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 	$(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -fno-omit-frame-pointer \
@@ -271,6 +277,9 @@ $(FUZZ_MEMBLOCK): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MEMBLOCK_SRCS) \
 		  tests/fuzz/fuzz_memblock.c)
 	$(call say,FUZZLD,$@)
 	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+# The programs make test runs: its recipe passes them to the harness.
+test: stress-deps $(FUZZ_PROGS) $(FUZZ_MM_PLANTED)
 
 .PHONY: fuzz fuzz-merge
 fuzz: stress-deps $(FUZZ_PROGS)
@@ -316,6 +325,9 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
 		$(addprefix --host ,$(HOST_STRESS_PROGS)) \
 		--broken-host $(HOST_BROKEN_TESTS) \
+		--fuzz $(FUZZ_MM):$(FUZZ_MM_TEST_RUNS) \
+		--fuzz $(FUZZ_MEMBLOCK):$(FUZZ_MEMBLOCK_TEST_RUNS) \
+		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 

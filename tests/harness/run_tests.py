@@ -14,8 +14,8 @@
 
 4. Fuzzers (tests/fuzz/, libFuzzer): each replays its kept corpus
    (tests/fuzz/corpus/<name>/, the program's name less "fuzz_") and then
-   runs FUZZ_RUNS more inputs it makes itself, with a fixed seed: a count,
-   never a time.  A fuzzer passes when it exits 0 and counts as one test;
+   runs more inputs it makes itself (--fuzz PROG:RUNS, else --fuzz-runs),
+   with a fixed seed: a count, never a time.  A fuzzer passes when it exits 0 and counts as one test;
    a failure names the crash input it wrote and how to replay it.  A
    fuzzer with a planted bug (--broken-fuzz) must FAIL with its model's
    "FAILED" line, which proves the model checks something.
@@ -30,6 +30,7 @@ Exit status 0 only if nothing failed.
 """
 import argparse
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -208,9 +209,10 @@ def run_host_check(prog, arg, expect, started, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
-# Inputs each fuzzer makes after replaying its corpus (make test passes
-# FUZZ_TEST_RUNS), and the longest input it makes.
-FUZZ_RUNS = 3000
+# Inputs a fuzzer makes after replaying its corpus unless told (make test
+# passes FUZZ_MM_TEST_RUNS and FUZZ_MEMBLOCK_TEST_RUNS), and the longest
+# input each makes.
+FUZZ_RUNS = 1000
 FUZZ_MAX_LEN = {"fuzz_mm": 2048, "fuzz_memblock": 4096}
 FUZZ_CORPUS_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "fuzz", "corpus")
@@ -261,10 +263,9 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
             timed_out = True
     secs = time.time() - start
     text = open(log_path, errors="replace").read()
-    stats = dict(l.split(":", 2)[2].split() for l in text.splitlines()
-                 if l.startswith("stat::") and len(l.split()) == 2)
+    stats = dict(re.findall(r"^stat::(\w+):\s+(\S+)", text, re.M))
     execs = stats.get("number_of_executed_units", "?")
-    speed = stats.get("average_exec_per_sec", "?")
+    speed = ("%.0f" % (int(execs) / secs)) if execs.isdigit() and secs else "?"
     crashes = sorted(os.path.join(log_dir, f) for f in os.listdir(log_dir)
                      if f.startswith(os.path.basename(prefix)))
     failed_line = next((l for l in text.splitlines() if ": FAILED" in l
@@ -351,10 +352,11 @@ def main():
         for name, arg, expect, started in HOST_CHECKS:
             if os.path.basename(prog) == name:
                 run_host_check(prog, arg, expect, started, a.log_dir, tally)
-    for prog in a.fuzz:
-        run_fuzzer(prog, a.fuzz_runs, a.log_dir, tally)
-    for prog in a.broken_fuzz:
-        run_fuzzer(prog, a.fuzz_runs, a.log_dir, tally, must_fail=True)
+    # PROG or PROG:RUNS (the runs of that one fuzzer).
+    for spec in a.fuzz + a.broken_fuzz:
+        prog, _, runs = spec.partition(":")
+        run_fuzzer(prog, int(runs) if runs else a.fuzz_runs, a.log_dir,
+                   tally, must_fail=spec in a.broken_fuzz)
     if not a.host_only:
         for name, smp, mem, cmdline in BOOT_CONFIGS:
             run_boot(a.kernel, name, smp, mem,
