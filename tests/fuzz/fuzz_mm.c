@@ -90,6 +90,7 @@
 #define FUZZ_MAX_BLOCKS   64
 #define FUZZ_MAX_SHEAVES  4
 #define FUZZ_MAX_BULK     48
+#define FUZZ_MAX_SHEAF_ASK 72                /* past the largest capacity, 60 */
 #define FUZZ_CTOR_MARK    0xc7               /* byte 0 of a constructed object */
 #define FUZZ_PAGE_STRIPE  16                 /* pattern bytes per page of a block */
 #define FUZZ_LARGE_MAX    (64u << 10)        /* largest kmalloc size tried */
@@ -888,7 +889,7 @@ static void op_prefill(struct fuzz_input *in, enum fuzz_context ctx)
 {
 	int c = pick_cache(get_u8(in));
 	unsigned int slot = get_u8(in) % FUZZ_MAX_SHEAVES;
-	unsigned int count = get_u8(in) % 72;
+	unsigned int count = get_u8(in) % FUZZ_MAX_SHEAF_ASK;
 	gfp_t gfp = ctx == CTX_IRQ ? GFP_ATOMIC : GFP_KERNEL;
 	struct slab_sheaf *sheaf;
 	unsigned long flags;
@@ -932,7 +933,7 @@ static void op_sheaf_alloc(struct fuzz_input *in, enum fuzz_context ctx)
 static void op_sheaf_refill(struct fuzz_input *in)
 {
 	unsigned int slot = get_u8(in) % FUZZ_MAX_SHEAVES;
-	unsigned int size = get_u8(in) % 72;
+	unsigned int size = get_u8(in) % FUZZ_MAX_SHEAF_ASK;
 	struct model_sheaf *sh = &m.sheaves[slot];
 
 	if (!sh->sheaf)
