@@ -241,7 +241,7 @@ FUZZOBJ := $(BUILD)/fuzz
 FUZZ_RUNS ?= 2000000
 FUZZ_TIME ?=
 FUZZ_MM_TEST_RUNS ?= 1000
-FUZZ_MEMBLOCK_TEST_RUNS ?= 20000
+FUZZ_MEMBLOCK_TEST_RUNS ?= 10000
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 	$(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -fno-omit-frame-pointer \
