@@ -65,6 +65,13 @@ def mm_seeds(rng):
         p.op(CHECK).op(CACHE_DESTROY, 0)
         seeds["cache-size%02d" % size_idx] = p
 
+    # A destroy that finds live objects: refused, then the cache goes on.
+    p = MmProgram()
+    p.create(0, 6).op(CACHE_ALLOC, 0, 0).op(CACHE_ALLOC, 0, 0)
+    p.op(CACHE_DESTROY, 0x80).op(CACHE_ALLOC, 0, 1).op(FREE, 0, 2)
+    p.op(CACHE_DESTROY, 0x80).op(CHECK)
+    seeds["destroy-with-leaks"] = p
+
     # Debug flags, constructor, alignment, no sheaves.
     for flags in (0x41, 0x42, 0x44, 0x48, 0x4f, 0x20, 0x30, 0x6f, 0x10):
         for how in (0x00, 0x11, 0x1c, 0x26):
