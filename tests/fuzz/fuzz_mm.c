@@ -97,6 +97,7 @@
 #define FUZZ_PAGE_STRIPE  16                 /* pattern bytes per page of a block */
 #define FUZZ_LARGE_MAX    (64u << 10)        /* largest kmalloc size tried */
 #define FUZZ_CACHE_ALWAYS_FITS (16u << 10)   /* a cache this size must work */
+#define FUZZ_SLAB_MAX_ORDER 3                /* mm/slab.c: SLAB_MAX_ORDER */
 
 /* ---- the input ---- */
 
@@ -570,11 +571,19 @@ static void op_cache_create(struct fuzz_input *in)
 					      flags);
 	if (!c->s) {
 		/* A slab is at most 32 KiB: a big object with its debug
-		 * metadata or alignment may not fit; 16 KiB always does. */
-		FUZZ_ASSERT(size > FUZZ_CACHE_ALWAYS_FITS ||
-			    args.align > PAGE_SIZE,
-			    "kmem_cache_create(%u bytes, align %u) failed",
-			    size, args.align);
+		 * metadata or alignment may not fit; 16 KiB always does,
+		 * unless memory ran out (struct kmem_cache is itself a slab
+		 * object): then a block of the largest slab order must be
+		 * unavailable now too. */
+		struct page *probe;
+
+		if (size > FUZZ_CACHE_ALWAYS_FITS || args.align > PAGE_SIZE)
+			return;
+		probe = alloc_pages(__GFP_NOWARN, FUZZ_SLAB_MAX_ORDER);
+		if (probe)
+			__free_pages(probe, FUZZ_SLAB_MAX_ORDER);
+		FUZZ_ASSERT(!probe, "kmem_cache_create(%u bytes, align %u) failed "
+			    "with memory free", size, args.align);
 		return;
 	}
 	c->size = size;
