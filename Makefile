@@ -1,12 +1,16 @@
 # Makefile - build, boot and test the kernel.
 #
 #   make run            boot the ISO in QEMU, serial console on this terminal
-#   make test           host unit tests + boot tests (SMP=1 and 4, 128M and 2G)
+#   make test           host unit tests, short fuzzer runs, boot tests
+#                       (SMP=1 and 4, 128M and 2G)
 #   make boottest       boot once:  SMP=n MEM=size CMDLINE="..." QEMU_OPTS="..."
 #   make iso            build/<compiler>/kernel.iso
 #   make debug          QEMU halted with a gdb stub, and a gdb script
 #   make host-tests     only the host (ASan + UBSan) unit tests
 #   make stress         the threaded host stress (ASan and TSan), long
+#   make fuzz           the model-checked fuzzers (libFuzzer), long:
+#                       FUZZ_RUNS=n inputs each, FUZZ_TIME=s to cap the time
+#   make fuzz-merge     minimize tests/fuzz/corpus/ with what fuzz found
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
@@ -220,6 +224,82 @@ stress: deps stress-deps $(HOST_STRESS_PROGS)
 		STRESS_SCALE=$(STRESS_SCALE) $$p || exit 1; \
 	done
 
+# ---- model-checked fuzzers: libFuzzer over the host build of mm/ ----
+# tests/fuzz/: fuzz_mm drives random programs over the whole slab and page
+# API against a model of what is live; fuzz_memblock random firmware maps
+# and early allocations against a model of the address ranges.  Built with
+# clang's -fsanitize=fuzzer (plus ASan and UBSan) into build/fuzz/.
+# `make test` replays each kept corpus (tests/fuzz/corpus/) and then runs
+# FUZZ_MM_TEST_RUNS / FUZZ_MEMBLOCK_TEST_RUNS more inputs with -seed=1 (a
+# count, never a time; about 10 s and 5 s), and
+# requires fuzz_mm_planted (a planted double hand-out) to FAIL; `make fuzz`
+# runs FUZZ_RUNS inputs each (FUZZ_TIME=seconds adds -max_total_time),
+# keeping what it finds new in build/fuzz/new-*/; `make fuzz-merge`
+# minimizes the kept corpora together with what `make fuzz` found.
+FUZZCC ?= clang
+FUZZOBJ := $(BUILD)/fuzz
+FUZZ_RUNS ?= 2000000
+FUZZ_TIME ?=
+FUZZ_MM_TEST_RUNS ?= 1000
+FUZZ_MEMBLOCK_TEST_RUNS ?= 10000
+FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
+	$(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -fno-omit-frame-pointer \
+	-Itests/host/include -Iinclude -I. -MMD -MP
+FUZZ_COMMON_SRCS := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
+FUZZ_MM_SRCS := $(FUZZ_COMMON_SRCS) $(wildcard mm/*.c)
+FUZZ_MEMBLOCK_SRCS := $(FUZZ_COMMON_SRCS) mm/memblock.c
+FUZZ_MM := $(FUZZOBJ)/fuzz_mm
+FUZZ_MM_PLANTED := $(FUZZOBJ)/fuzz_mm_planted
+FUZZ_MEMBLOCK := $(FUZZOBJ)/fuzz_memblock
+FUZZ_PROGS := $(FUZZ_MM) $(FUZZ_MEMBLOCK)
+
+$(FUZZOBJ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZOBJ)/obj/planted/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) -DFUZZ_PLANTED_BUG -c $< -o $@
+
+$(FUZZ_MM): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MM_SRCS) tests/fuzz/fuzz_mm.c)
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+$(FUZZ_MM_PLANTED): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MM_SRCS)) \
+		    $(FUZZOBJ)/obj/planted/tests/fuzz/fuzz_mm.o
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+$(FUZZ_MEMBLOCK): $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(FUZZ_MEMBLOCK_SRCS) \
+		  tests/fuzz/fuzz_memblock.c)
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+# The programs make test runs: its recipe passes them to the harness.
+test: stress-deps $(FUZZ_PROGS) $(FUZZ_MM_PLANTED)
+
+.PHONY: fuzz fuzz-merge
+fuzz: stress-deps $(FUZZ_PROGS)
+	@for p in $(FUZZ_PROGS); do \
+		n=$$(basename $$p); mkdir -p $(FUZZOBJ)/new-$$n; \
+		echo "  FUZZ   $$n ($(FUZZ_RUNS) runs$(if $(FUZZ_TIME), or $(FUZZ_TIME) s))"; \
+		$$p -runs=$(FUZZ_RUNS) $(if $(FUZZ_TIME),-max_total_time=$(FUZZ_TIME)) \
+			-artifact_prefix=$(FUZZOBJ)/crash-$$n- -print_final_stats=1 \
+			$(FUZZOBJ)/new-$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; \
+	done
+
+fuzz-merge: stress-deps $(FUZZ_PROGS)
+	@for p in $(FUZZ_PROGS); do \
+		n=$$(basename $$p); c=tests/fuzz/corpus/$${n#fuzz_}; \
+		rm -rf $(FUZZOBJ)/merged-$$n; mkdir -p $(FUZZOBJ)/merged-$$n $(FUZZOBJ)/new-$$n; \
+		$$p -merge=1 $(FUZZOBJ)/merged-$$n $$c $(FUZZOBJ)/new-$$n || exit 1; \
+		rm -f $$c/*; cp $(FUZZOBJ)/merged-$$n/* $$c/; \
+		echo "  MERGE  $$c: $$(ls $$c | wc -l) inputs"; \
+	done
+
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
@@ -245,6 +325,9 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
 		$(addprefix --host ,$(HOST_STRESS_PROGS)) \
 		--broken-host $(HOST_BROKEN_TESTS) \
+		--fuzz $(FUZZ_MM):$(FUZZ_MM_TEST_RUNS) \
+		--fuzz $(FUZZ_MEMBLOCK):$(FUZZ_MEMBLOCK_TEST_RUNS) \
+		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 

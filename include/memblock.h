@@ -99,7 +99,8 @@ void memblock_add_firmware_map(const struct fw_mmap_entry *map,
 			       struct memblock_map_stats *stats);
 
 /* Take `size` bytes aligned to `align` (a power of two) from free memory in
- * [min, max), highest address first, and reserve it.  0 on failure. */
+ * [min, max), highest address first, and reserve it.  0 on failure (so
+ * address 0 is never handed out). */
 phys_addr_t memblock_alloc_range(u64 size, u64 align, u64 min, u64 max);
 phys_addr_t memblock_alloc(u64 size, u64 align);
 

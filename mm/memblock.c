@@ -21,7 +21,9 @@
  *   4. RAM overlapping earlier RAM merges with it (reported);
  *   5. the PCI hole is cut out of RAM;
  *   6. non-RAM entries are rounded out to pages and reserved where they
- *      overlap RAM: when the firmware says both, "not RAM" wins.
+ *      overlap RAM: when the firmware says both, "not RAM" wins.  If the
+ *      reserved array is full, the range is removed from `memory` instead:
+ *      "not RAM" still wins, at the cost of the RAM around it.
  *
  * Locking: none, by design: boot CPU only, before interrupts.
  */
@@ -258,7 +260,13 @@ static void reserve_fw_range(const struct fw_mmap_entry *e,
 		return;     /* a hole between RAM ranges: nothing to protect */
 	report(e, "overlaps usable memory, reserved");
 	st->fw_reserved++;
-	memblock_reserve(start, end - start);
+	if (memblock_reserve(start, end - start))
+		return;
+	/* No room to record it: give the RAM up rather than let it look
+	 * free.  A remove never loses safety: where it needs a slot it has
+	 * none for, it drops the far side of the range too. */
+	report(e, "no room in the reserved array, removed from usable memory");
+	memblock_remove(start, end - start);
 }
 
 void memblock_add_firmware_map(const struct fw_mmap_entry *map,
@@ -327,7 +335,9 @@ phys_addr_t memblock_alloc_range(u64 size, u64 align, u64 min, u64 max)
 	u64 cursor = 0, s, e, best = 0;
 	bool found = false;
 
-	if (!size || (align & (align - 1)))
+	/* Above the address space it cannot fit; checked before rounding
+	 * up, which would wrap a size near 2^64 round to 0. */
+	if (!size || size > MEMBLOCK_MAX_PHYS || (align & (align - 1)))
 		return 0;
 	size = ALIGN_UP(size, PAGE_SIZE);
 	if (align < PAGE_SIZE)
@@ -340,7 +350,8 @@ phys_addr_t memblock_alloc_range(u64 size, u64 align, u64 min, u64 max)
 		if (e <= s || e - s < size)
 			continue;
 		cand = ALIGN_DOWN(e - size, align);
-		if (cand < s)
+		/* 0 is the answer "failed": never a fit. */
+		if (cand < s || !cand)
 			continue;
 		if (!found || cand > best) {  /* the highest fit wins */
 			best = cand;

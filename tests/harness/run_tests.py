@@ -12,6 +12,14 @@
    These prove the harness cannot pass a broken kernel.  Each counts as one
    test.
 
+4. Fuzzers (tests/fuzz/, libFuzzer): each replays its kept corpus
+   (tests/fuzz/corpus/<name>/, the program's name less "fuzz_") and then
+   runs more inputs it makes itself (--fuzz PROG:RUNS, else --fuzz-runs),
+   with a fixed seed: a count, never a time.  A fuzzer passes when it exits 0 and counts as one test;
+   a failure names the crash input it wrote and how to replay it.  A
+   fuzzer with a planted bug (--broken-fuzz) must FAIL with its model's
+   "FAILED" line, which proves the model checks something.
+
 Every run (host program or boot) fails on a report line (WARNING:, BUG ...)
 that no case declared (ktap.py), and a host program that runs longer than
 HOST_TIMEOUT seconds (120; the environment may override) is killed and the
@@ -22,6 +30,7 @@ Exit status 0 only if nothing failed.
 """
 import argparse
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -202,6 +211,97 @@ def run_host_check(prog, arg, expect, started, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# Inputs a fuzzer makes after replaying its corpus unless told (make test
+# passes FUZZ_MM_TEST_RUNS and FUZZ_MEMBLOCK_TEST_RUNS), and the longest
+# input each makes.
+FUZZ_RUNS = 1000
+FUZZ_MAX_LEN = {"fuzz_mm": 2048, "fuzz_memblock": 4096}
+FUZZ_CORPUS_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "fuzz", "corpus")
+
+
+def fuzz_corpus(prog):
+    name = os.path.basename(prog)
+    base = name[len("fuzz_"):] if name.startswith("fuzz_") else name
+    base = base[:-len("_planted")] if base.endswith("_planted") else base
+    return os.path.normpath(os.path.join(FUZZ_CORPUS_ROOT, base))
+
+
+def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
+    """Replay the corpus, then `runs` new inputs (-seed=1).  New inputs go
+    to a scratch folder under log_dir (never into the kept corpus), crash
+    inputs to log_dir/fuzz-crash-<name>-*."""
+    name = os.path.basename(prog)
+    corpus = fuzz_corpus(prog)
+    work = os.path.join(log_dir, "fuzz-work-" + name)
+    prefix = os.path.join(log_dir, "fuzz-crash-%s-" % name)
+    log_path = os.path.join(log_dir, "fuzz-%s.log" % name)
+    if os.path.isdir(work):
+        for f in os.listdir(work):
+            os.unlink(os.path.join(work, f))
+    os.makedirs(work, exist_ok=True)
+    for f in os.listdir(log_dir):
+        if f.startswith(os.path.basename(prefix)):
+            os.unlink(os.path.join(log_dir, f))
+    kept = len(os.listdir(corpus)) if os.path.isdir(corpus) else 0
+    base = name[:-len("_planted")] if name.endswith("_planted") else name
+    args = ["-runs=%d" % (kept + runs), "-seed=1",
+            "-max_len=%d" % FUZZ_MAX_LEN.get(base, 4096),
+            "-artifact_prefix=" + prefix, "-print_final_stats=1", work]
+    if os.path.isdir(corpus):
+        args.append(corpus)
+    start = time.time()
+    with open(log_path, "w") as f:
+        proc = subprocess.Popen([prog] + args, stdout=f,
+                                stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=HOST_TIMEOUT)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            timed_out = True
+    secs = time.time() - start
+    text = open(log_path, errors="replace").read()
+    stats = dict(re.findall(r"^stat::(\w+):\s+(\S+)", text, re.M))
+    execs = stats.get("number_of_executed_units", "?")
+    speed = ("%.0f" % (int(execs) / secs)) if execs.isdigit() and secs else "?"
+    crashes = sorted(os.path.join(log_dir, f) for f in os.listdir(log_dir)
+                     if f.startswith(os.path.basename(prefix)))
+    failed_line = next((l for l in text.splitlines() if ": FAILED" in l
+                        or "ERROR: AddressSanitizer" in l
+                        or "runtime error:" in l), None)
+    if must_fail:
+        ok = (not timed_out and proc.returncode != 0 and crashes and
+              failed_line is not None and ": FAILED" in failed_line)
+        print("%-30s %s  (%.1f s)" % ("harness:fuzz:" + name,
+                                      "ok, run failed as it must" if ok
+                                      else "NOT DETECTED", secs))
+        if failed_line:
+            print("    reported: " + failed_line.strip())
+        if not ok:
+            print("    expected the model to fail and save its input; "
+                  "log: " + log_path)
+        tally.add(1 if ok else 0, 0 if ok else 1)
+        return
+    ok = not timed_out and proc.returncode == 0
+    print("%-30s %3d passed, %d failed  (%.1f s, %s corpus inputs + %d "
+          "new, %s execs, %s exec/s)" % ("fuzz:" + name, 1 if ok else 0,
+                                         0 if ok else 1, secs, kept, runs,
+                                         execs, speed))
+    if not ok:
+        if timed_out:
+            print("    FAIL: no result after %d s" % HOST_TIMEOUT)
+        if failed_line:
+            print("    FAIL: " + failed_line.strip())
+        for c in crashes:
+            print("    crash input: %s  (replay: %s %s)" % (c, prog, c))
+        print("    log: " + log_path)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
     log_path = os.path.join(log_dir, "boot-%s.log" % name)
     log, status, timed_out, secs, accel = boottest.run_boot(
@@ -237,6 +337,9 @@ def main():
     ap.add_argument("--broken-kernel")
     ap.add_argument("--log-dir", default="build")
     ap.add_argument("--cmdline", default="")
+    ap.add_argument("--fuzz", action="append", default=[])
+    ap.add_argument("--broken-fuzz", action="append", default=[])
+    ap.add_argument("--fuzz-runs", type=int, default=FUZZ_RUNS)
     a = ap.parse_args()
     os.makedirs(a.log_dir, exist_ok=True)
     tally = Tally()
@@ -251,6 +354,11 @@ def main():
         for name, arg, expect, started in HOST_CHECKS:
             if os.path.basename(prog) == name:
                 run_host_check(prog, arg, expect, started, a.log_dir, tally)
+    # PROG or PROG:RUNS (the runs of that one fuzzer).
+    for spec in a.fuzz + a.broken_fuzz:
+        prog, _, runs = spec.partition(":")
+        run_fuzzer(prog, int(runs) if runs else a.fuzz_runs, a.log_dir,
+                   tally, must_fail=spec in a.broken_fuzz)
     if not a.host_only:
         for name, smp, mem, cmdline in BOOT_CONFIGS:
             run_boot(a.kernel, name, smp, mem,

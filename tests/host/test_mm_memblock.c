@@ -233,6 +233,51 @@ static void a_full_array_drops_and_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memblock.memory.dropped, 10);
 }
 
+/* Found by tests/fuzz/fuzz_memblock.c: a size within a page of 2^64
+ * rounded up to 0 pages, and the "allocation" of nothing was a success. */
+static void alloc_of_a_size_that_wraps_fails(struct kunit *test)
+{
+	memblock_add(0, 16 * MiB);
+	KUNIT_EXPECT_EQ(test, memblock_alloc(~0ull, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memblock_alloc(~0ull - PAGE_SIZE + 2, 8), 0);
+	KUNIT_EXPECT_EQ(test, memblock_alloc_range(~0ull, 4096, 0, ~0ull), 0);
+	KUNIT_EXPECT_EQ(test, memblock.reserved.cnt, 0);
+	KUNIT_EXPECT_EQ(test, memblock_free_size(), 16 * MiB);
+}
+
+/* Found by tests/fuzz/fuzz_memblock.c: 0 means "failed", so a fit at
+ * address 0 must not be taken (it was, and reserved, and 0 returned). */
+static void alloc_never_takes_address_zero(struct kunit *test)
+{
+	memblock_add(0, 16 * MiB);
+	KUNIT_EXPECT_EQ(test, memblock_alloc_range(4096, 4096, 0, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memblock.reserved.cnt, 0);
+	KUNIT_EXPECT_EQ(test, memblock_alloc_range(4096, 4096, 0, 8192), 4096);
+}
+
+/* A firmware map with more reserved entries over RAM than the reserved
+ * array holds: an entry that finds no room must still not be free memory
+ * ("not RAM" wins even then; the RAM is given up instead). */
+static void firmware_reservations_past_a_full_array_stay_unusable(struct kunit *test)
+{
+	static struct fw_mmap_entry map[MEMBLOCK_MAX_REGIONS + 8];
+	unsigned int i, nr = 0;
+	u64 cursor = 0, s, e;
+
+	map[nr++] = (struct fw_mmap_entry){ 0, 1 * GiB, E820_TYPE_RAM };
+	for (i = 0; i < MEMBLOCK_MAX_REGIONS + 4; i++)   /* never touching */
+		map[nr++] = (struct fw_mmap_entry){ (u64)i * 2 * MiB + 1 * MiB,
+						    PAGE_SIZE, E820_TYPE_RESERVED };
+	memblock_add_firmware_map(map, nr, NULL);
+	KUNIT_EXPECT_GT(test, memblock.reserved.dropped, 0);
+	for (i = 1; i < nr; i++) {
+		while (memblock_next_free_range(&cursor, &s, &e))
+			KUNIT_EXPECT_TRUE(test, e <= map[i].base ||
+					  s >= map[i].base + map[i].length);
+		cursor = 0;
+	}
+}
+
 static struct kunit_case memblock_cases[] = {
 	KUNIT_CASE(unsorted_overlapping_entries_merge),
 	KUNIT_CASE(zero_length_and_subpage_entries_are_ignored),
@@ -246,6 +291,9 @@ static struct kunit_case memblock_cases[] = {
 	KUNIT_CASE(alloc_is_top_down_aligned_and_reserved),
 	KUNIT_CASE(remove_splits_a_region),
 	KUNIT_CASE(a_full_array_drops_and_counts),
+	KUNIT_CASE(alloc_of_a_size_that_wraps_fails),
+	KUNIT_CASE(alloc_never_takes_address_zero),
+	KUNIT_CASE(firmware_reservations_past_a_full_array_stay_unusable),
 	{}
 };
 
