@@ -9,12 +9,21 @@
  * arch/x86_64/nmi.c), each of which prints its registers and backtrace,
  * and exits QEMU with the panic status.  A second CPU that arrives here
  * while the first is reporting halts; the stop NMI still reaches it.
+ *
+ * Where nothing can end the machine (no QEMU exit device, as on real
+ * hardware) the panicking CPU halts with NMIs open.  So a panic first
+ * stops the hard-lockup watchdog, and from then on every NMI that reaches
+ * the panicking CPU does nothing (arch/x86_64/nmi.c checks
+ * printk_emergency_owner()), as Linux's panic_cpu makes later NMIs do:
+ * otherwise the PIT heartbeat NMI would find no timer tick and report a
+ * second, spurious "hard LOCKUP" panic seconds after the real one.
  */
 #include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
 #include <smp.h>
 #include <irqflags.h>
+#include <watchdog.h>
 #include "backtrace.h"
 #include "nmi_printk.h"
 #include "../arch/x86_64/cpu.h"
@@ -31,6 +40,11 @@ void (*smp_stop_other_cpus_hook)(void);
 bool printk_emergency_owner(void)
 {
 	return READ_ONCE(panic_cpu) == (int)smp_processor_id();
+}
+
+bool panic_in_progress(void)
+{
+	return READ_ONCE(panic_cpu) != PANIC_CPU_NONE;
 }
 
 void printk_emergency_begin(void)
@@ -69,6 +83,7 @@ void panic(const char *fmt, ...)
 	va_list ap;
 
 	printk_emergency_begin();
+	WRITE_ONCE(watchdog_enabled, false);   /* nothing ticks from here on */
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);

@@ -25,6 +25,9 @@
  * The wait is bounded (UNREGISTER_WAIT_US, a hang guard): a handler stuck
  * for that long is reported with a WARNING naming it and the CPU.
  *
+ * Panic: on the CPU that panics, every NMI from then on only counts
+ * itself (printk_emergency_owner(), kernel/panic.c).
+ *
  * Stopping: nmi_stop_other_cpus() sets `stop_cpus` and NMIs every other
  * online CPU; each prints its registers and backtrace (into its own NMI
  * printk buffer, see kernel/nmi_printk.c), counts itself in `cpus_stopped`
@@ -81,6 +84,12 @@ static void nmi_entry(struct pt_regs *regs)
 
 	pc->nmi_nesting++;
 	per_cpu(nmi_counts, pc->cpu)++;
+	if (printk_emergency_owner()) {
+		/* This CPU is panicking (kernel/panic.c): no handler runs,
+		 * the watchdog's heartbeat included. */
+		pc->nmi_nesting--;
+		return;
+	}
 	if (__atomic_load_n(&stop_cpus, __ATOMIC_ACQUIRE) &&
 	    pc->cpu != READ_ONCE(stopping_cpu))
 		nmi_stop_this_cpu(regs);

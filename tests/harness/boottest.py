@@ -50,24 +50,31 @@ def accel_args():
     return ["-accel", "tcg", "-cpu", "max"], "tcg"
 
 
-def qemu_command(iso, smp, mem, extra_opts=None):
+def qemu_command(iso, smp, mem, extra_opts=None, exit_device=True):
     accel, name = accel_args()
     cmd = ["qemu-system-x86_64"] + accel + [
         "-smp", str(smp), "-m", str(mem),
         "-cdrom", iso, "-boot", "d",
         "-display", "none", "-no-reboot",
-        "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
     ]
+    if exit_device:
+        cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += shlex.split(os.environ.get("QEMU_OPTS", ""))
     cmd += extra_opts or []
     return cmd, name
 
 
 def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
-             extra_opts=None):
-    """Boot once; returns (log, exit_status, timed_out, seconds)."""
+             extra_opts=None, exit_device=True, linger=None):
+    """Boot once; returns (log, exit_status, timed_out, seconds).
+
+    Without the exit device QEMU never ends by itself: linger=(marker, s)
+    then ends the run s seconds after the first log line that contains
+    marker (what came in those seconds is kept), and `timeout` still
+    bounds the wait for the marker."""
     iso = build_iso(kernel, cmdline, os.path.dirname(log_path))
-    cmd, accel = qemu_command(iso, smp, mem, extra_opts)
+    cmd, accel = qemu_command(iso, smp, mem, extra_opts, exit_device)
+    marker_seen = threading.Event()
     cmd += ["-serial", "stdio", "-monitor", "none"]
     start = time.time()
     with open(log_path, "w") as logf:
@@ -82,6 +89,8 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
                 line = raw.decode("utf-8", "replace")
                 logf.write(line)
                 logf.flush()
+                if linger and linger[0] in line:
+                    marker_seen.set()
                 if echo:
                     sys.stdout.write(line)
                     sys.stdout.flush()
@@ -90,7 +99,15 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
         t.start()
         timed_out = False
         try:
-            status = proc.wait(timeout=timeout)
+            if linger:
+                if marker_seen.wait(timeout):
+                    time.sleep(linger[1])
+                else:
+                    timed_out = True
+                proc.kill()
+                status = proc.wait()
+            else:
+                status = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             proc.kill()
