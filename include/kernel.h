@@ -22,8 +22,6 @@ void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
 void printk_emergency_begin(void);
 /* True on the CPU that claimed the console for a panic report. */
 bool printk_emergency_owner(void);
-/* True once any CPU has begun a panic (or a fatal exception report). */
-bool panic_in_progress(void);
 
 /* Counted by the test framework: a test may assert that a warning fired. */
 extern unsigned long warn_count;

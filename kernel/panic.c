@@ -42,11 +42,6 @@ bool printk_emergency_owner(void)
 	return READ_ONCE(panic_cpu) == (int)smp_processor_id();
 }
 
-bool panic_in_progress(void)
-{
-	return READ_ONCE(panic_cpu) != PANIC_CPU_NONE;
-}
-
 void printk_emergency_begin(void)
 {
 	int me = (int)smp_processor_id();
