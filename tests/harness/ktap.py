@@ -58,6 +58,7 @@ class Log:
         self.totals = None
         self.panic = None
         self.exception = None
+        self.exception_causes = []  # its "cause: ..." lines (traps.c)
         self.watchdog = None
         self.panic_test = None
         self.lines = []
@@ -84,6 +85,9 @@ def parse_lines(lines):
             continue
         if body.startswith("EXCEPTION:") and not log.exception:
             log.exception = body[len("EXCEPTION:"):].strip()
+            continue
+        if body.startswith("cause:") and log.exception and not log.panic:
+            log.exception_causes.append(body[len("cause:"):].strip())
             continue
         if body.startswith("watchdog:") and not log.watchdog:
             log.watchdog = body[len("watchdog:"):].strip()
@@ -239,7 +243,9 @@ def verdict(log, exit_status, timed_out, timeout=None):
     if log.watchdog:
         reasons.append("watchdog: %s%s" % (log.watchdog, where_text))
     if log.exception:
-        reasons.append("exception: %s%s" % (log.exception, where_text))
+        causes = "".join("; cause: " + c for c in log.exception_causes)
+        reasons.append("exception: %s%s%s" % (log.exception, causes,
+                                              where_text))
     if log.panic:
         t = " (test %s)" % log.panic_test if log.panic_test else where_text
         reasons.append("panic: %s%s" % (log.panic, t))

@@ -80,9 +80,11 @@ HOST_DEBUG_MATRIX = ("F", "Z", "P", "U", "ZP", "FZPU")
 BROKEN_CHECKS = [
     ("broken_expect", "test broken_expect.expect_two_plus_two_is_five failed", 60, "1"),
     ("broken_pagefault", "exception: Page Fault", 60, "1"),
-    # The guard page turns the overflow into a double fault (the report
-    # also says "cause: kernel stack overflow", see arch/x86_64/traps.c).
-    ("broken_stack_overflow", "exception: Double Fault (#DF)", 60, "1"),
+    # The guard page turns the overflow into a double fault whose report
+    # names the overflow (arch/x86_64/traps.c).
+    ("broken_stack_overflow", "exception: Double Fault (#DF), vector 8, "
+     "error code 0x0, on cpu0; cause: kernel stack overflow: cpu0's kernel "
+     "stack ran into its guard page", 60, "1"),
     ("broken_hang", "watchdog: hard LOCKUP on cpu0", 30, "1"),
     ("broken_deadlock", "watchdog: hard LOCKUP", 30, "2"),
     ("broken_warning", "1 unexpected report (WARNING:/BUG lines) while "
