@@ -146,17 +146,14 @@ def report(label, log, reasons, log_path, detail, tally):
     tally.add(p, f + (1 if reasons and f == 0 else 0))
 
 
-def run_host_program(prog, args, log_path, timeout, started=None, env=None):
-    """Run a host test program, its output into log_path, for at most
-    `timeout` seconds; with `started` (a line the program prints), for at
-    most one second after that line appears.  Returns (log, reasons, secs).
-    A program that overruns is killed and the reason names the case it was
-    in, from the KTAP it printed so far (host_main.c prints unbuffered)."""
-    start = time.time()
-    deadline = start + timeout
+def run_with_deadline(cmd, log_path, timeout, started=None, env=None):
+    """Run cmd, its output into log_path, for at most `timeout` seconds;
+    with `started` (a line the program prints), for at most one second
+    after that line appears.  An overrun kills the program and everything
+    it started.  Returns (exit status, timed_out)."""
+    deadline = time.time() + timeout
     with open(log_path, "w") as f:
-        proc = subprocess.Popen([prog] + args, stdout=f,
-                                stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env,
                                 start_new_session=True)
         timed_out = False
@@ -171,14 +168,25 @@ def run_host_program(prog, args, log_path, timeout, started=None, env=None):
                 proc.wait()
                 break
             time.sleep(0.05)
+    return proc.returncode, timed_out
+
+
+def run_host_program(prog, args, log_path, timeout, started=None, env=None):
+    """Run a host test program (run_with_deadline()).  Returns (log,
+    reasons, secs).  A program that overruns is killed and the reason names
+    the case it was in, from the KTAP it printed so far (host_main.c prints
+    unbuffered)."""
+    start = time.time()
+    returncode, timed_out = run_with_deadline([prog] + args, log_path,
+                                              timeout, started, env)
     log = ktap.parse_log(log_path)
-    status = ktap.EXIT_PASS if proc.returncode == 0 else ktap.EXIT_FAIL
+    status = ktap.EXIT_PASS if returncode == 0 else ktap.EXIT_FAIL
     reasons = ktap.verdict(log, status, timed_out,
                            timeout if not started else
                            "1 s after %r" % started)
-    if not timed_out and proc.returncode not in (0, 1):
+    if not timed_out and returncode not in (0, 1):
         reasons.append("host test program died with status %d (sanitizer "
-                       "report or crash: see the log)" % proc.returncode)
+                       "report or crash: see the log)" % returncode)
     return log, reasons, time.time() - start
 
 
@@ -254,18 +262,8 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
     if os.path.isdir(corpus):
         args.append(corpus)
     start = time.time()
-    with open(log_path, "w") as f:
-        proc = subprocess.Popen([prog] + args, stdout=f,
-                                stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-        try:
-            proc.wait(timeout=HOST_TIMEOUT)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            timed_out = True
+    returncode, timed_out = run_with_deadline([prog] + args, log_path,
+                                              HOST_TIMEOUT)
     secs = time.time() - start
     text = open(log_path, errors="replace").read()
     stats = dict(re.findall(r"^stat::(\w+):\s+(\S+)", text, re.M))
@@ -277,7 +275,7 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
                         or "ERROR: AddressSanitizer" in l
                         or "runtime error:" in l), None)
     if must_fail:
-        ok = (not timed_out and proc.returncode != 0 and crashes and
+        ok = (not timed_out and returncode != 0 and crashes and
               failed_line is not None and ": FAILED" in failed_line)
         print("%-30s %s  (%.1f s)" % ("harness:fuzz:" + name,
                                       "ok, run failed as it must" if ok
@@ -289,7 +287,7 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
                   "log: " + log_path)
         tally.add(1 if ok else 0, 0 if ok else 1)
         return
-    ok = not timed_out and proc.returncode == 0
+    ok = not timed_out and returncode == 0
     print("%-30s %3d passed, %d failed  (%.1f s, %s corpus inputs + %d "
           "new, %s execs, %s exec/s)" % ("fuzz:" + name, 1 if ok else 0,
                                          0 if ok else 1, secs, kept, runs,
