@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_report.h"
 
 #define FUZZ_MAX_ENTRIES   200     /* past MEMBLOCK_MAX_REGIONS */
 #define FUZZ_MAX_OPS       256
@@ -104,27 +105,16 @@ struct range_set {
 static struct range_set model_memory, model_reserved;
 static unsigned int ops_done;
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fuzz_fail(const char *fmt, ...)
+static void fuzz_print_where(void)
 {
-	va_list ap;
-
-	fflush(stdout);
 	fprintf(stderr, "fuzz_memblock: FAILED after %u operation(s): ", ops_done);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	if (getenv("FUZZ_VERBOSE"))
-		memblock_dump();
-	abort();
 }
 
-#define FUZZ_ASSERT(cond, ...)                  \
-	do {                                    \
-		if (!(cond))                    \
-			fuzz_fail(__VA_ARGS__); \
-	} while (0)
+static void fuzz_after_failure(void)
+{
+	if (getenv("FUZZ_VERBOSE"))
+		memblock_dump();
+}
 
 static void set_add(struct range_set *s, u64 lo, u64 hi)
 {

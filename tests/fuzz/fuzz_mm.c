@@ -80,6 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../mm/slab_internal.h"
+#include "fuzz_report.h"
 
 #define FUZZ_ARENA_PHYS   (16ull << 20)
 #define FUZZ_ARENA_SIZE   (16ull << 20)      /* 16 MiB of "RAM" */
@@ -184,26 +185,16 @@ static struct pglist_data fuzz_pgdat;
 static struct kunit fuzz_test = { .name = "fuzz_mm" };
 static unsigned long free_pages_at_start;
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fuzz_fail(const char *fmt, ...)
+static void fuzz_print_where(void)
 {
-	va_list ap;
-
-	fflush(stdout);
 	fprintf(stderr, "fuzz_mm: FAILED at operation %u (%s): ", m.ops,
 		m.op ? m.op : "setup");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nfuzz_mm: FUZZ_VERBOSE=1 replays it with the allocator's log\n");
-	abort();
 }
 
-#define FUZZ_ASSERT(cond, ...)                  \
-	do {                                    \
-		if (!(cond))                    \
-			fuzz_fail(__VA_ARGS__); \
-	} while (0)
+static void fuzz_after_failure(void)
+{
+	fprintf(stderr, "fuzz_mm: FUZZ_VERBOSE=1 replays it with the allocator's log\n");
+}
 
 /*
  * The model's own loops over object and page bytes are most of the time
