@@ -715,7 +715,7 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 				       pfn_in_free_block(pfn);
 			bad_page_free(pfn, order, caller, already_free ?
 				      "double free: already free" :
-				      "not the head of an allocated block (or freed twice at once)");
+				      "not the head of an allocated block, or a double free racing the first");
 			return false;
 		}
 		if (recorded - 1 != order) {

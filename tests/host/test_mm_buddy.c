@@ -10,6 +10,7 @@
  */
 #include <kunit.h>
 #include <kernel.h>
+#include <mm_points.h>
 #include <prandom.h>
 #include <pthread.h>
 #include <sched.h>
@@ -657,6 +658,39 @@ static void nolock_and_locked_paths_race_safely(struct kunit *test)
 }
 
 /*
+ * The second free of a pair landing right after the first claimed the
+ * block (before it is on any list): nothing marks the page free yet, but
+ * the report must still say "double free" (concurrent_double_free_is_
+ * caught_once lost that race now and then under load).
+ */
+static struct page *claimed_page;
+static unsigned int claimed_frees;
+
+static void free_again_once_claimed(enum mm_point point, void *arg)
+{
+	(void)arg;
+	if (point != MM_POINT_PAGE_FREE_CLAIMED || claimed_frees++)
+		return;
+	__free_pages(claimed_page, 0);   /* as the other CPU would */
+}
+
+static void double_free_racing_the_claim_is_named(struct kunit *test)
+{
+	unsigned long bad = nr_bad_page_frees;
+
+	boot_clean_arena(test);
+	claimed_page = alloc_pages_node(0, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, claimed_page);
+	claimed_frees = 0;
+	mm_point_hook = free_again_once_claimed;
+	KUNIT_EXPECT_REPORT(test, "double free", __free_pages(claimed_page, 0));
+	mm_point_hook = NULL;
+	KUNIT_EXPECT_EQ(test, claimed_frees, 1);   /* one claim */
+	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad + 1);
+	expect_whole_again(test);
+}
+
+/*
  * Two CPUs free the same page at the same instant, 500 times: exactly one
  * of each pair may succeed, the other must be reported, and the buddy must
  * come out whole.  (Before the free claimed the block with a
@@ -784,6 +818,7 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(pcp_drain_gives_back_exactly),
 	KUNIT_CASE(pcp_high_mark_gives_a_batch_back),
 	KUNIT_CASE(crafted_bad_map_boots_a_correct_buddy),
+	KUNIT_CASE(double_free_racing_the_claim_is_named),
 	KUNIT_CASE(concurrent_double_free_is_caught_once),
 	{}
 };
