@@ -233,17 +233,6 @@ void kunit_fail_msg(struct kunit *test, const char *file, int line,
 
 #define KUNIT_REPORT_LINE_MAX 256
 
-/* Does `text` contain `needle`?  (Our kernel has no strstr().) */
-static bool contains(const char *text, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *text; text++)
-		if (strncmp(text, needle, n) == 0)
-			return true;
-	return n == 0;
-}
-
 /* Count the report against the running case; true if it was declared. */
 static bool report_expected(struct kunit *test, const char *line)
 {
@@ -256,7 +245,7 @@ static bool report_expected(struct kunit *test, const char *line)
 		const char *sub = __atomic_load_n(&r->substring,
 						  __ATOMIC_RELAXED);
 
-		if (sub && contains(line, sub)) {
+		if (sub && strstr(line, sub)) {
 			__atomic_fetch_add(&r->seen, 1, __ATOMIC_RELAXED);
 			expected = true;
 		}

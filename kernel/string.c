@@ -100,6 +100,17 @@ char *strchr(const char *s, int c)
 	}
 }
 
+/* The first place `needle` starts in `haystack` (haystack itself for ""). */
+char *strstr(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *haystack; haystack++)
+		if (strncmp(haystack, needle, n) == 0)
+			return (char *)haystack;
+	return n ? NULL : (char *)haystack;
+}
+
 size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);
