@@ -48,6 +48,11 @@ int mm_check_all(void);
 extern unsigned long mm_check_violations;
 /* Set by tests that corrupt on purpose: count violations, print none. */
 extern bool mm_check_quiet;
+/* Set by a test that must know *which* rule fired (not just that one
+ * did): each violation whose message contains this substring is counted
+ * in mm_check_matched, quiet or not.  NULL (the default): nothing counted. */
+extern const char *mm_check_match;
+extern unsigned long mm_check_matched;
 /* True (the default): zone checks also walk every struct page of the
  * zone's span (P5 in mm/mm_check.c), which costs a moment per GiB; a test
  * that checks after every step of a big machine may turn it off and do

@@ -71,7 +71,6 @@
 #define MM_CHECK_MAX_SHEAVES  256    /* sheaves of one cache, checked */
 #define MM_CHECK_MAX_LIST     (1ul << 24) /* longer lists are loops */
 #define MM_CHECK_MAX_PRINTED  16     /* per call; the rest only counted */
-#define SLAB_MAX_OBJECTS_CHECKED 512 /* mm/slab.c's SLAB_MAX_OBJECTS */
 
 #define SLAB_RULES  "mm/slab_internal.h"
 #define SHEAF_RULES "mm/sheaf.c"
@@ -81,6 +80,8 @@
 
 unsigned long mm_check_violations;
 bool mm_check_quiet;
+const char *mm_check_match;
+unsigned long mm_check_matched;
 bool mm_check_full_span = true;
 
 static DEFINE_SPINLOCK(mm_check_lock);
@@ -102,11 +103,16 @@ static void __printf(3, 4) violation(struct check *c, const char *rules,
 
 	c->violations++;
 	__atomic_fetch_add(&mm_check_violations, 1, __ATOMIC_RELAXED);
-	if (mm_check_quiet || c->violations > MM_CHECK_MAX_PRINTED)
+	if (!mm_check_match &&
+	    (mm_check_quiet || c->violations > MM_CHECK_MAX_PRINTED))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (mm_check_match && strstr(msg, mm_check_match))
+		mm_check_matched++;
+	if (mm_check_quiet || c->violations > MM_CHECK_MAX_PRINTED)
+		return;
 	pr_err("mm_check: %s %s: %s [%s]\n", c->kind, c->name, msg, rules);
 }
 
@@ -477,7 +483,7 @@ static void check_slab_pages(struct cache_scan *cs, struct page *slab)
 static unsigned int check_freelist_locked(struct cache_scan *cs,
 					  struct page *slab)
 {
-	u64 is_free[(SLAB_MAX_OBJECTS_CHECKED + 63) / 64];
+	u64 is_free[(SLAB_MAX_OBJECTS + 63) / 64];
 	struct kmem_cache *s = cs->s;
 	void *p = slab_check_first_free(s, slab);
 	unsigned int n = 0;
@@ -486,7 +492,7 @@ static unsigned int check_freelist_locked(struct cache_scan *cs,
 	while (p) {
 		long idx = object_index_of(s, slab, (unsigned long)p);
 
-		if (idx < 0 || idx >= SLAB_MAX_OBJECTS_CHECKED) {
+		if (idx < 0 || idx >= SLAB_MAX_OBJECTS) {
 			violation(&cs->c, SLAB_C,
 				  "slab %p: freelist reaches %p, not one of its objects",
 				  page_address(slab), p);
@@ -542,7 +548,7 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 	}
 	check_slab_pages(cs, slab);
 	if (slab->objects != s->objects ||
-	    slab->objects > SLAB_MAX_OBJECTS_CHECKED) {
+	    slab->objects > SLAB_MAX_OBJECTS) {
 		violation(&cs->c, SLAB_C, "slab %p has %u objects, the cache %u",
 			  page_address(slab), slab->objects, s->objects);
 		return;
