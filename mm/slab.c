@@ -94,9 +94,6 @@
 #include "internal.h"
 #include "slab_internal.h"
 
-#define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
-#define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
-#define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
 #define MIN_PARTIAL_LOW    2
 #define MIN_PARTIAL_HIGH   5
 #define WORD               sizeof(void *)
@@ -1089,45 +1086,29 @@ static void calculate_sizes(struct kmem_cache *s)
 }
 
 /*
- * The slab order: the smallest that holds SLAB_MIN_OBJECTS (or as many as
- * the largest order can) wasting at most 1/8 of the block; failing that,
- * the order that wastes the least.
+ * The slab order: the smallest that holds `want` objects, want being
+ * SLAB_MIN_OBJECTS, or as many as the largest order holds for objects too
+ * big for that.  That also bounds the waste, with no test of its own:
+ * with want == SLAB_MIN_OBJECTS objects in the block the tail is shorter
+ * than one object, so under 1/SLAB_MIN_OBJECTS of the block; with fewer,
+ * only the largest order holds `want`, and there is no other choice.
  */
 static bool calculate_order(struct kmem_cache *s)
 {
-	unsigned int order, best = 0, best_waste = ~0u, want;
-	unsigned long bytes;
+	unsigned int order, want;
 
 	if (s->size > (PAGE_SIZE << SLAB_MAX_ORDER))
 		return false;
 	want = min((unsigned int)((PAGE_SIZE << SLAB_MAX_ORDER) / s->size),
 		   (unsigned int)SLAB_MIN_OBJECTS);
-	for (order = 0; order <= SLAB_MAX_ORDER; order++) {
-		unsigned int objs, waste;
-
-		bytes = PAGE_SIZE << order;
-		objs = min((unsigned int)(bytes / s->size),
-			   (unsigned int)SLAB_MAX_OBJECTS);
-		if (!objs)
-			continue;
-		waste = (unsigned int)(bytes - (unsigned long)objs * s->size);
-		if (objs >= want && waste * 8 <= bytes) {
-			best = order;
+	for (order = 0; order < SLAB_MAX_ORDER; order++)
+		if ((PAGE_SIZE << order) / s->size >= want)
 			break;
-		}
-		/* Compare waste as a fraction of the block. */
-		if ((unsigned long)waste * (PAGE_SIZE << SLAB_MAX_ORDER) / bytes <
-		    best_waste) {
-			best_waste = (unsigned int)((unsigned long)waste *
-				(PAGE_SIZE << SLAB_MAX_ORDER) / bytes);
-			best = order;
-		}
-	}
-	s->order = best;
-	s->objects = min((unsigned int)((PAGE_SIZE << best) / s->size),
+	s->order = order;
+	s->objects = min((unsigned int)((PAGE_SIZE << order) / s->size),
 			 (unsigned int)SLAB_MAX_OBJECTS);
 	/* The tail must be shorter than a stride (slab_object_start()). */
-	return (PAGE_SIZE << best) - (unsigned long)s->objects * s->size <
+	return (PAGE_SIZE << order) - (unsigned long)s->objects * s->size <
 	       s->size;
 }
 

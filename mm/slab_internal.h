@@ -77,6 +77,11 @@ struct slab_sheaf {
 #define BARN_MAX_FULL      10
 #define BARN_MAX_EMPTY     10
 
+/* Slab geometry (calculate_order() in mm/slab.c). */
+#define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
+#define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
+#define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
+
 /*
  * The barn: full and empty sheaves shared by the node's CPUs.
  * lock: guards both lists and counts; taken with IRQs off (the CPU holds

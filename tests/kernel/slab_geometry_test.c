@@ -10,6 +10,12 @@
  * boots this suite with each of F, Z, P, U and some combinations) and each
  * debug flag explicitly.
  *
+ * Every flavour also places its metadata apart: the free pointer, the
+ * tracking records and the kmalloc size never share a byte (the records
+ * written over the free pointer would go unseen until a report printed a
+ * garbled "allocated by").  And each cache's slab order is the smallest
+ * that holds enough objects (mm/slab.c, calculate_order()).
+ *
  * What must hold in every flavour: every byte the user may write can be
  * written and reads back, while its neighbours are freed and reallocated
  * (no free pointer or record lands in it); writing them is never reported;
@@ -195,6 +201,115 @@ static void objects_below_eight_bytes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
 }
 
+/* ---- where the metadata goes ---- */
+
+/* Is [a, a + alen) apart from [b, b + blen)? */
+static bool apart(unsigned long a, unsigned long alen, unsigned long b,
+		  unsigned long blen)
+{
+	return a + alen <= b || b + blen <= a;
+}
+
+/*
+ * The free pointer, the two tracking records and the kmalloc size each
+ * have bytes of their own inside the stride; only the free pointer may
+ * lie in the user's object, and not when a free object must read as
+ * poison.
+ */
+static void layout_one(struct kunit *test, unsigned int size,
+		       slab_flags_t flags)
+{
+	unsigned long fp, tracks = 0, tracks_len = 0, osz;
+	struct kmem_cache *s;
+	void *obj;
+
+	s = kmem_cache_create("test_layout", size, 0, flags, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	obj = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	fp = s->offset;
+	KUNIT_EXPECT_LE(test, fp + sizeof(void *), s->size);
+	if (s->flags & SLAB_POISON)     /* a free object is all poison */
+		KUNIT_EXPECT_GE(test, fp, s->object_size);
+	if (s->flags & SLAB_STORE_USER) {
+		tracks = (unsigned long)((char *)slab_object_tracks(s, obj) -
+					 (char *)obj);
+		tracks_len = 2 * sizeof(struct slab_track);
+		KUNIT_EXPECT_GE(test, tracks, s->inuse);
+		KUNIT_EXPECT_LE(test, tracks + tracks_len, s->size);
+		KUNIT_EXPECT_TRUE(test, apart(fp, sizeof(void *), tracks,
+					      tracks_len));
+	}
+	if (s->orig_size_offset) {
+		osz = s->orig_size_offset;
+		KUNIT_EXPECT_TRUE(test, apart(osz, sizeof(unsigned long), fp,
+					      sizeof(void *)));
+		KUNIT_EXPECT_TRUE(test, !tracks_len ||
+				  apart(osz, sizeof(unsigned long), tracks,
+					tracks_len));
+	}
+	if (test->status == KUNIT_FAILURE)
+		kunit_info(test, "size %u flags %#x: offset %u inuse %u size %u",
+			   size, s->flags, s->offset, s->inuse, s->size);
+	kmem_cache_free(s, obj);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
+static void debug_records_have_bytes_of_their_own(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 1, 8, 24, 64, 100 };
+	unsigned long before = geometry_free_pages();
+	unsigned int i, f;
+
+	for (f = 0; f < ARRAY_SIZE(geometry_flavours); f++)
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			layout_one(test, sizes[i], geometry_flavours[f]);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		layout_one(test, sizes[i], SLAB_KMALLOC | SLAB_DEBUG_FLAGS);
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
+/* ---- the slab order ---- */
+
+/*
+ * The order is the smallest whose block holds SLAB_MIN_OBJECTS objects (or,
+ * for big objects, as many as the largest order holds), and so wastes
+ * under 1/SLAB_MIN_OBJECTS of it.  A bigger order only wastes memory and
+ * drains the higher free lists: nothing else would notice.
+ */
+static void slab_order_is_the_smallest_that_holds_enough(struct kunit *test)
+{
+	static const unsigned int sizes[] = {
+		8, 16, 96, 192, 500, 512, 600, 1000, 1024, 1100, 2048, 2100,
+		3000, 4096, 5000, 8192, 10000, 16384, 20000,
+	};
+	unsigned long before = geometry_free_pages(), bytes, waste;
+	unsigned int i, want;
+	struct kmem_cache *s;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s = kmem_cache_create("test_order", sizes[i], 0, 0, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		bytes = PAGE_SIZE << s->order;
+		waste = bytes - (unsigned long)s->objects * s->size;
+		want = min((unsigned int)((PAGE_SIZE << SLAB_MAX_ORDER) /
+					  s->size),
+			   (unsigned int)SLAB_MIN_OBJECTS);
+		KUNIT_EXPECT_LE(test, s->order, SLAB_MAX_ORDER);
+		KUNIT_EXPECT_GE(test, s->objects, want);
+		if (s->order)
+			KUNIT_EXPECT_LT(test, (PAGE_SIZE << (s->order - 1)) /
+					s->size, want);
+		if (want == SLAB_MIN_OBJECTS)
+			KUNIT_EXPECT_LT(test, waste * SLAB_MIN_OBJECTS, bytes);
+		if (test->status == KUNIT_FAILURE)
+			kunit_info(test, "size %u (stride %u): order %u, %u objects",
+				   sizes[i], s->size, s->order, s->objects);
+		KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	}
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
 /* ---- kmalloc sizes that leave a tail in their class ---- */
 
 static void *kmalloc_of(void *arg)
@@ -267,6 +382,8 @@ static void kmalloc_tail_overrun_is_reported(struct kunit *test)
 
 static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE(objects_below_eight_bytes),
+	KUNIT_CASE(debug_records_have_bytes_of_their_own),
+	KUNIT_CASE(slab_order_is_the_smallest_that_holds_enough),
 	KUNIT_CASE(kmalloc_tails_hold_what_was_asked),
 	KUNIT_CASE(kmalloc_tail_overrun_is_reported),
 	{}
