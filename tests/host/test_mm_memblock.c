@@ -214,6 +214,34 @@ static void alloc_is_top_down_aligned_and_reserved(struct kunit *test)
 			1 * MiB - 4096);
 }
 
+/* A reservation that starts or ends inside a page takes the whole page:
+ * the buddy must never get the page that holds a reservation's tail. */
+static void reservations_are_rounded_out_to_pages(struct kunit *test)
+{
+	memblock_add(0, 16 * MiB);
+	memblock_reserve(4 * MiB + 100, 200);            /* inside one page */
+	memblock_reserve(8 * MiB + 4000, 200);           /* across two */
+	KUNIT_ASSERT_EQ(test, memblock.reserved.cnt, 2);
+	expect_region(test, &memblock.reserved, 0, 4 * MiB, 4096);
+	expect_region(test, &memblock.reserved, 1, 8 * MiB, 8192);
+	KUNIT_EXPECT_EQ(test, memblock_free_size(), 16 * MiB - 3 * 4096);
+}
+
+/* An alignment under a page still gives a page-aligned block, even when
+ * the window's top is not page-aligned. */
+static void small_alignments_are_page_aligned(struct kunit *test)
+{
+	phys_addr_t a, b;
+
+	memblock_add(0, 16 * MiB);
+	a = memblock_alloc_range(100, 8, 0, 1 * MiB + 100);
+	KUNIT_EXPECT_EQ(test, a, 1 * MiB - 4096);
+	b = memblock_alloc(100, 8);
+	KUNIT_EXPECT_EQ(test, b % PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, b, 16 * MiB - 4096);
+	KUNIT_EXPECT_EQ(test, memblock_free_size(), 16 * MiB - 2 * 4096);
+}
+
 static void remove_splits_a_region(struct kunit *test)
 {
 	memblock_add(0, 16 * MiB);
@@ -289,6 +317,8 @@ static struct kunit_case memblock_cases[] = {
 	KUNIT_CASE(too_little_memory_is_detected),
 	KUNIT_CASE(free_ranges_are_memory_minus_reserved),
 	KUNIT_CASE(alloc_is_top_down_aligned_and_reserved),
+	KUNIT_CASE(reservations_are_rounded_out_to_pages),
+	KUNIT_CASE(small_alignments_are_page_aligned),
 	KUNIT_CASE(remove_splits_a_region),
 	KUNIT_CASE(a_full_array_drops_and_counts),
 	KUNIT_CASE(alloc_of_a_size_that_wraps_fails),

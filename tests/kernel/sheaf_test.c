@@ -15,7 +15,9 @@
  * while the sheaf lock is dropped for a refill) and check after every step
  * that the placeholder is still only a main, still empty, with no spare
  * beside it, and in no barn; then they plant the forbidden states by hand
- * and expect the checks in sheaf.c to warn and to keep it safe.
+ * and expect the checks in sheaf.c to warn and to keep it safe.  The same
+ * goes for a sheaf of another capacity than the cache's: it may be a
+ * prefilled sheaf, never a spare.
  *
  * Suite sheaf_flush.  The inline fast paths hold the sheaf lock flag with
  * IRQs on, so the flush IPI of kmem_cache_shrink() can land inside one.
@@ -482,12 +484,56 @@ static void placeholder_checks_fire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
+/*
+ * A sheaf of another capacity (an oversize one from
+ * kmem_cache_prefill_sheaf()) planted as main: once it is empty it is no
+ * spare (S3); it must be flushed and freed with a warning, and the
+ * sheaves stay sound.
+ */
+static void odd_capacity_never_becomes_spare(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s = private_cache(test, "test_odd_cap");
+	struct slub_percpu_sheaves *pcs = my_pcs(s);
+	struct slab_sheaf *big, *mine;
+	void *obj[2 * CAP + 1];
+	unsigned int i, n;
+
+	obj[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj[0]);
+	kmem_cache_free(s, obj[0]);
+	big = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 2 * CAP);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_GT(test, big->capacity, CAP);
+	KUNIT_ASSERT_NULL(test, pcs->spare);
+	mine = pcs->main;
+	pcs->main = big;                /* planted: main of the wrong size */
+	n = big->size;
+	KUNIT_ASSERT_LE(test, n, 2 * CAP);
+	kunit_expect_report(test, "capacity");
+	for (i = 0; i <= n; i++)        /* empties big, then one more */
+		obj[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_TRUE(test, pcs->spare != big && pcs->main != big);
+	KUNIT_EXPECT_TRUE(test, !pcs->spare ||
+			  pcs->spare->capacity == s->sheaf_capacity);
+	EXPECT_PLACEHOLDER_OK(test, s);
+	for (i = 0; i <= n; i++)
+		kmem_cache_free(s, obj[i]);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, mine);
+	EXPECT_PLACEHOLDER_OK(test, s);
+	EXPECT_OBJECTS(test, s, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
 static struct kunit_case bootstrap_cases[] = {
 	KUNIT_CASE(return_sheaf_to_a_cpu_without_sheaves),
 	KUNIT_CASE(prefill_of_zero_is_a_real_sheaf),
 	KUNIT_CASE(bulk_after_return_sheaf),
 	KUNIT_CASE(irq_free_during_refill_keeps_placeholder_out_of_barn),
 	KUNIT_CASE(placeholder_checks_fire),
+	KUNIT_CASE(odd_capacity_never_becomes_spare),
 	{}
 };
 

@@ -14,7 +14,11 @@
  *     successor and be handed out twice);
  *   - krealloc(__GFP_ZERO) zeroes in place and never copies red zone;
  *   - SLAB_STORE_USER records of a fresh slab are empty;
- *   - kfree(p + 8) is refused even on the sheaf fast path.
+ *   - kfree(p + 8) is refused even on the sheaf fast path;
+ *   - the detectors beyond their easiest case (found by the mutation run,
+ *     scripts/mutate.py): a double free of an object behind the freelist
+ *     head on each debug cache, and a free of the address one past a
+ *     slab's last object.
  *
  * Every case works on caches of its own (or on kmalloc objects it frees
  * itself) and gives back what it took, so it passes under any slub_debug=
@@ -507,6 +511,99 @@ static void kfree_inside_object_is_refused(struct kunit *test)
 	kfree(p);
 }
 
+/* ===================================================================== */
+/* Detectors beyond their easiest case                                   */
+/* ===================================================================== */
+
+/* free(a), free(b), free(a) on a debug cache: a is behind the freelist
+ * head now, and must still be found (F searches the whole freelist, Z
+ * reads a's red zone).  A cache without debugging checks only the head,
+ * as Linux does, and is not asked to. */
+static void double_free_behind_the_head_once(struct kunit *test,
+					     slab_flags_t flags)
+{
+	unsigned long before = quiesced_pages(), reports = slab_reports;
+	struct kmem_cache *s;
+	void *a, *b, *x[3];
+	unsigned int i, seen_a = 0;
+
+	s = plain_cache("test_df_behind", 64, flags);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);             /* freelist: b -> a -> ... */
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, a));
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	slab_report_count_only = false;
+	for (i = 0; i < ARRAY_SIZE(x); i++) {
+		x[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, x[i]);
+		seen_a += x[i] == a;
+	}
+	KUNIT_EXPECT_EQ(test, seen_a, 1);  /* never handed out twice */
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		kmem_cache_free(s, x[i]);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_pages(), before);
+}
+
+static void double_free_behind_the_head(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(double_free_flags); i++)
+		if (double_free_flags[i] & SLAB_DEBUG_FLAGS)
+			double_free_behind_the_head_once(test,
+							 double_free_flags[i]);
+}
+
+/* Objects of TAIL_SIZE bytes leave a tail in a page (4096 = 42 * 96 + 64),
+ * so the first byte after the last object is still inside the slab. */
+#define TAIL_SIZE 96
+
+/* kmem_cache_free() of the address one past the slab's last object: no
+ * object starts there, and it must be refused on every kind of cache. */
+static void free_of_the_slab_tail_is_refused(struct kunit *test)
+{
+	unsigned long before = quiesced_pages(), reports;
+	unsigned int i, tails = 0;
+	struct kmem_cache *s;
+	struct page *slab;
+	char *a, *b, *tail, *end;
+
+	for (i = 0; i < ARRAY_SIZE(double_free_flags); i++) {
+		s = plain_cache("test_tail", TAIL_SIZE, double_free_flags[i]);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		a = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		slab = virt_to_slab(a);
+		KUNIT_ASSERT_NOT_NULL(test, slab);
+		tail = (char *)page_address(slab) +
+		       (unsigned long)slab->objects * s->size;
+		end = (char *)page_address(slab) + (PAGE_SIZE << s->order);
+		if (tail < end) {      /* debug metadata may use the tail up */
+			tails++;
+			reports = slab_reports;
+			slab_report_count_only = true;
+			KUNIT_EXPECT_REPORT(test, "not the start of an object",
+					    kmem_cache_free(s, tail));
+			KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+			slab_report_count_only = false;
+			b = kmem_cache_alloc(s, GFP_KERNEL);
+			KUNIT_EXPECT_PTR_NE(test, b, tail);
+			kmem_cache_free(s, b);
+		}
+		kmem_cache_free(s, a);
+		KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	}
+	KUNIT_EXPECT_GT(test, tails, 0);
+	KUNIT_EXPECT_EQ(test, quiesced_pages(), before);
+}
+
 static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(kmalloc_red_zone_survives_deferred_free),
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
@@ -519,6 +616,8 @@ static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(krealloc_zeroes_what_it_exposes),
 	KUNIT_CASE(fresh_slab_has_no_stale_tracks),
 	KUNIT_CASE(kfree_inside_object_is_refused),
+	KUNIT_CASE(double_free_behind_the_head),
+	KUNIT_CASE(free_of_the_slab_tail_is_refused),
 	{}
 };
 

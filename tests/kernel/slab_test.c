@@ -132,6 +132,9 @@ static void kmalloc_zero_calloc_realloc(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kcalloc(SIZE_MAX / 2, 3, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, kcalloc((size_t)1 << 33, (size_t)1 << 32,
 					GFP_KERNEL));
+	/* ... even when the wrapped product is small and not zero. */
+	KUNIT_EXPECT_NULL(test, kcalloc(((size_t)1 << 63) + 1, 2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, kcalloc(((size_t)1 << 62) + 1, 4, GFP_KERNEL));
 
 	/* Dirty a 200-byte object, free it, and get zeroes back. */
 	p = kmalloc(200, GFP_KERNEL);
