@@ -17,8 +17,9 @@
  *   - kfree(p + 8) is refused even on the sheaf fast path;
  *   - the detectors beyond their easiest case (found by the mutation run,
  *     scripts/mutate.py): a double free of an object behind the freelist
- *     head on each debug cache, and a free of the address one past a
- *     slab's last object.
+ *     head on each debug cache (also after a stray write over its free
+ *     pointer, which only the freelist walk of F survives), and a free of
+ *     the address one past a slab's last object.
  *
  * Every case works on caches of its own (or on kmalloc objects it frees
  * itself) and gives back what it took, so it passes under any slub_debug=
@@ -561,6 +562,41 @@ static void double_free_behind_the_head(struct kunit *test)
 							 double_free_flags[i]);
 }
 
+#define STRAY_WORD 0x4242424242424242ul
+
+/* free(a), free(b), a stray write over a's free pointer, free(a) on a
+ * SLAB_CONSISTENCY_CHECKS cache: a's own slot no longer says "free", so
+ * only the walk of the whole freelist finds it (behind b). */
+static void double_free_after_a_stray_write(struct kunit *test)
+{
+	unsigned long before = quiesced_pages(), reports = slab_reports;
+	struct kmem_cache *s;
+	void *a, *b, **slot, *saved;
+
+	s = plain_cache("test_df_stray", 64, SLAB_CONSISTENCY_CHECKS);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);             /* freelist: b -> a -> ... */
+	slot = (void **)((char *)a + s->offset);
+	saved = *slot;
+	*slot = (void *)STRAY_WORD;        /* decodes to no object */
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, a));
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	slab_report_count_only = false;
+	*slot = saved;                     /* mend, so the freelist is whole */
+	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), b);
+	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), a);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_pages(), before);
+}
+
 /* Objects of TAIL_SIZE bytes leave a tail in a page (4096 = 42 * 96 + 64),
  * so the first byte after the last object is still inside the slab. */
 #define TAIL_SIZE 96
@@ -617,6 +653,7 @@ static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(fresh_slab_has_no_stale_tracks),
 	KUNIT_CASE(kfree_inside_object_is_refused),
 	KUNIT_CASE(double_free_behind_the_head),
+	KUNIT_CASE(double_free_after_a_stray_write),
 	KUNIT_CASE(free_of_the_slab_tail_is_refused),
 	{}
 };
