@@ -421,6 +421,31 @@ static void pcp_high_mark_gives_a_batch_back(struct kunit *test)
 	expect_whole_again(test);
 }
 
+/* Page poisoning checks every page of a block: a write into the last
+ * page of a freed order-2 block is reported when the block comes back. */
+#define POISON_ORDER 2
+
+static void poison_is_checked_in_every_page(struct kunit *test)
+{
+	struct page *p, *q;
+	u8 *data;
+
+	boot_clean_arena(test);
+	page_poisoning = true;
+	p = alloc_pages_node(0, GFP_KERNEL, POISON_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	data = page_address(p);
+	__free_pages(p, POISON_ORDER);
+	data[(PAGE_SIZE << POISON_ORDER) - 1] = 0x55;
+	KUNIT_EXPECT_REPORT(test, "page poison overwritten",
+			    q = alloc_pages_node(0, GFP_KERNEL, POISON_ORDER));
+	KUNIT_EXPECT_PTR_EQ(test, q, p);   /* the per-CPU list gives it back */
+	if (q)
+		__free_pages(q, POISON_ORDER);
+	page_poisoning = false;
+	expect_whole_again(test);
+}
+
 /* ---- any context ---- */
 
 static void nolock_alloc_works_and_zeroes(struct kunit *test)
@@ -831,6 +856,7 @@ static struct kunit_suite buddy_host_suite = {
 kunit_test_suite(buddy_host_suite);
 
 static struct kunit_case nolock_cases[] = {
+	KUNIT_CASE(poison_is_checked_in_every_page),
 	KUNIT_CASE(nolock_alloc_works_and_zeroes),
 	KUNIT_CASE(nolock_alloc_fails_when_a_lock_is_held),
 	KUNIT_CASE(nolock_free_defers_and_next_free_drains),

@@ -274,6 +274,8 @@ static void nolock_calls_inside_held_locks(struct kunit *test)
  * handed out again.  The per-CPU list is LIFO, so the next order-0
  * allocation on this CPU returns the page just freed.
  */
+#define POISON_ORDER 2   /* a block of four pages, from the per-CPU list */
+
 static void page_poison_catches_write_after_free(struct kunit *test)
 {
 	bool was = page_poisoning;
@@ -305,6 +307,18 @@ static void page_poison_catches_write_after_free(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, q, p);
 	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports + 1);
 	__free_pages(q, 0);
+
+	/* In a bigger block, a write into its last page is seen too. */
+	p = alloc_pages(GFP_KERNEL, POISON_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	data = page_address(p);
+	__free_pages(p, POISON_ORDER);
+	data[(PAGE_SIZE << POISON_ORDER) - 1] = 0x55;
+	KUNIT_EXPECT_REPORT(test, "BUG: page poison overwritten",
+			    q = alloc_pages(GFP_KERNEL, POISON_ORDER));
+	KUNIT_ASSERT_PTR_EQ(test, q, p);  /* the per-CPU list gives it back */
+	KUNIT_EXPECT_EQ(test, nr_page_poison_reports, reports + 2);
+	__free_pages(q, POISON_ORDER);
 
 	page_poisoning = was;
 	drain_all_pages();

@@ -485,6 +485,35 @@ static void placeholder_checks_fire(struct kunit *test)
 }
 
 /*
+ * Full sheaves returned one after another fill the barn up to
+ * BARN_MAX_FULL and no further (the +1 per CPU of mm_check's bound is for
+ * a forced put, which a return never is); the rest are flushed.
+ */
+#define RETURNED_SHEAVES (BARN_MAX_FULL + 3)
+
+static void barn_keeps_its_bound_of_full_sheaves(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s = private_cache(test, "test_barn_bound");
+	struct slab_sheaf *sh[RETURNED_SHEAVES];
+	struct node_barn *barn = &get_node(s, 0)->barn;
+	unsigned int i;
+
+	for (i = 0; i < RETURNED_SHEAVES; i++) {
+		sh[i] = kmem_cache_prefill_sheaf(s, GFP_KERNEL, CAP);
+		KUNIT_ASSERT_NOT_NULL(test, sh[i]);
+		KUNIT_ASSERT_EQ(test, kmem_cache_sheaf_size(sh[i]), CAP);
+	}
+	for (i = 0; i < RETURNED_SHEAVES; i++)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, sh[i]);
+	KUNIT_EXPECT_EQ(test, barn->nr_full, BARN_MAX_FULL);
+	EXPECT_PLACEHOLDER_OK(test, s);
+	EXPECT_OBJECTS(test, s, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/*
  * A sheaf of another capacity (an oversize one from
  * kmem_cache_prefill_sheaf()) planted as main: once it is empty it is no
  * spare (S3); it must be flushed and freed with a warning, and the
@@ -534,6 +563,7 @@ static struct kunit_case bootstrap_cases[] = {
 	KUNIT_CASE(irq_free_during_refill_keeps_placeholder_out_of_barn),
 	KUNIT_CASE(placeholder_checks_fire),
 	KUNIT_CASE(odd_capacity_never_becomes_spare),
+	KUNIT_CASE(barn_keeps_its_bound_of_full_sheaves),
 	{}
 };
 
