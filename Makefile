@@ -11,6 +11,9 @@
 #   make fuzz           the model-checked fuzzers (libFuzzer), long:
 #                       FUZZ_RUNS=n inputs each, FUZZ_TIME=s to cap the time
 #   make fuzz-merge     minimize tests/fuzz/corpus/ with what fuzz found
+#   make mutate         plant each one-line bug of tests/mutation/mutants.ini
+#                       in a scratch tree, run the host suite, score it
+#                       (MUTANTS=id,id runs only those)
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
@@ -300,6 +303,12 @@ fuzz-merge: stress-deps $(FUZZ_PROGS)
 		echo "  MERGE  $$c: $$(ls $$c | wc -l) inputs"; \
 	done
 
+# The mutation run (scripts/mutate.py): scratch trees start from these
+# programs' objects, so each mutant rebuilds only what it changed.
+.PHONY: mutate
+mutate: stress-deps $(HOST_MM_TESTS) $(HOST_STRESS) $(FUZZ_MM)
+	@$(PYTHON) scripts/mutate.py $(if $(MUTANTS),--only $(MUTANTS))
+
 # ---- booting ----
 QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
@@ -328,6 +337,7 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--fuzz $(FUZZ_MM):$(FUZZ_MM_TEST_RUNS) \
 		--fuzz $(FUZZ_MEMBLOCK):$(FUZZ_MEMBLOCK_TEST_RUNS) \
 		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
+		--mutate-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
 

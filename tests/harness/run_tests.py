@@ -238,10 +238,12 @@ def fuzz_corpus(prog):
     return os.path.normpath(os.path.join(FUZZ_CORPUS_ROOT, base))
 
 
-def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
+def fuzz_once(prog, runs, log_dir, timeout=None):
     """Replay the corpus, then `runs` new inputs (-seed=1).  New inputs go
     to a scratch folder under log_dir (never into the kept corpus), crash
-    inputs to log_dir/fuzz-crash-<name>-*."""
+    inputs to log_dir/fuzz-crash-<name>-*.  Returns what the run showed:
+    ok, timed_out, returncode, secs, kept (corpus inputs), execs, speed,
+    crashes (input files), failed_line (the first report) and log_path."""
     name = os.path.basename(prog)
     corpus = fuzz_corpus(prog)
     work = os.path.join(log_dir, "fuzz-work-" + name)
@@ -262,18 +264,32 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
     if os.path.isdir(corpus):
         args.append(corpus)
     start = time.time()
-    returncode, timed_out = run_with_deadline([prog] + args, log_path,
-                                              HOST_TIMEOUT)
+    returncode, timed_out = run_with_deadline(
+        [prog] + args, log_path, timeout or HOST_TIMEOUT)
     secs = time.time() - start
     text = open(log_path, errors="replace").read()
     stats = dict(re.findall(r"^stat::(\w+):\s+(\S+)", text, re.M))
     execs = stats.get("number_of_executed_units", "?")
-    speed = ("%.0f" % (int(execs) / secs)) if execs.isdigit() and secs else "?"
-    crashes = sorted(os.path.join(log_dir, f) for f in os.listdir(log_dir)
-                     if f.startswith(os.path.basename(prefix)))
-    failed_line = next((l for l in text.splitlines() if ": FAILED" in l
-                        or "ERROR: AddressSanitizer" in l
-                        or "runtime error:" in l), None)
+    return dict(
+        ok=not timed_out and returncode == 0, timed_out=timed_out,
+        returncode=returncode, secs=secs, kept=kept, execs=execs,
+        speed=("%.0f" % (int(execs) / secs)) if execs.isdigit() and secs
+        else "?",
+        crashes=sorted(os.path.join(log_dir, f) for f in os.listdir(log_dir)
+                       if f.startswith(os.path.basename(prefix))),
+        failed_line=next((l for l in text.splitlines() if ": FAILED" in l
+                          or "ERROR: AddressSanitizer" in l
+                          or "runtime error:" in l), None),
+        log_path=log_path)
+
+
+def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
+    """fuzz_once(), counted: one test, passed or failed."""
+    name = os.path.basename(prog)
+    r = fuzz_once(prog, runs, log_dir)
+    secs, crashes, failed_line = r["secs"], r["crashes"], r["failed_line"]
+    timed_out, returncode, log_path = (r["timed_out"], r["returncode"],
+                                       r["log_path"])
     if must_fail:
         ok = (not timed_out and returncode != 0 and crashes and
               failed_line is not None and ": FAILED" in failed_line)
@@ -287,11 +303,11 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
                   "log: " + log_path)
         tally.add(1 if ok else 0, 0 if ok else 1)
         return
-    ok = not timed_out and returncode == 0
+    ok = r["ok"]
     print("%-30s %3d passed, %d failed  (%.1f s, %s corpus inputs + %d "
           "new, %s execs, %s exec/s)" % ("fuzz:" + name, 1 if ok else 0,
-                                         0 if ok else 1, secs, kept, runs,
-                                         execs, speed))
+                                         0 if ok else 1, secs, r["kept"],
+                                         runs, r["execs"], r["speed"]))
     if not ok:
         if timed_out:
             print("    FAIL: no result after %d s" % HOST_TIMEOUT)
@@ -367,6 +383,42 @@ def run_panic_alone(kernel, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+
+# scripts/mutate.py --check: the mutant list applies, and one planted bug
+# is killed while a no-op survives (scripts/mutate.py explains).  Its
+# deadline covers two suite runs on a loaded 2-core machine.
+MUTATE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "scripts", "mutate.py")
+MUTATE_CHECK_TIMEOUT = 600
+
+
+def run_mutate_check(log_dir, tally):
+    """Run mutate.py --check, show its lines, count its verdict."""
+    log_path = os.path.join(log_dir, "mutate-check.log")
+    start = time.time()
+    returncode, timed_out = run_with_deadline(
+        [sys.executable, MUTATE_SCRIPT, "--check",
+         "--out", os.path.join(log_dir, "mutate-check")],
+        log_path, MUTATE_CHECK_TIMEOUT)
+    text = open(log_path, errors="replace").read()
+    m = re.search(r"^mutate: (\d+) passed, (\d+) failed$", text, re.M)
+    for line in text.splitlines():
+        if line.startswith("mutate:") and not line.startswith(
+                "mutate: ") or line.startswith("    "):
+            print(line)
+    if m and not timed_out:
+        passed, failed = int(m.group(1)), int(m.group(2))
+        if returncode and not failed:
+            failed = 1
+    else:
+        passed, failed = 0, 1
+        print("%-30s FAIL: %s after %.0f s; log: %s" % (
+            "mutate:check", "no result" if timed_out else
+            "no summary line (exit %d)" % returncode, time.time() - start,
+            log_path))
+    tally.add(passed, failed)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -379,6 +431,7 @@ def main():
     ap.add_argument("--fuzz", action="append", default=[])
     ap.add_argument("--broken-fuzz", action="append", default=[])
     ap.add_argument("--fuzz-runs", type=int, default=FUZZ_RUNS)
+    ap.add_argument("--mutate-check", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.log_dir, exist_ok=True)
     tally = Tally()
@@ -398,6 +451,8 @@ def main():
         prog, _, runs = spec.partition(":")
         run_fuzzer(prog, int(runs) if runs else a.fuzz_runs, a.log_dir,
                    tally, must_fail=spec in a.broken_fuzz)
+    if a.mutate_check:
+        run_mutate_check(a.log_dir, tally)
     if not a.host_only:
         for name, smp, mem, cmdline in BOOT_CONFIGS:
             run_boot(a.kernel, name, smp, mem,
