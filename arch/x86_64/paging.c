@@ -263,3 +263,167 @@ u64 paging_kernel_cr3(void)
 {
 	return table_phys(kernel_pml4);
 }
+
+/* ---- the W^X audit (see paging.h) ---- */
+
+#define LEVEL_PML4 4
+#define LEVEL_PT   1
+#define PT_INDEX_BITS 9
+#define VA_SIGN_EXTEND 0xffff000000000000ul  /* bits 63:48 of a high VA */
+#define PML4_FIRST_HIGH (PT_ENTRIES / 2)      /* index whose VA has bit 47 */
+
+/* One pass of the walk: collect executable ranges, or judge writable ones. */
+enum wx_pass {
+	WX_PASS_FIND_EXEC,
+	WX_PASS_CHECK_WRITABLE,
+};
+
+/* Bytes one entry maps at `level` (1 = PT, 2 = PD, 3 = PDPT, 4 = PML4). */
+static u64 level_span(unsigned int level)
+{
+	return PAGE_SIZE << (PT_INDEX_BITS * (level - 1));
+}
+
+static u64 overlap_bytes(u64 a, u64 a_end, u64 b, u64 b_end)
+{
+	u64 lo = a > b ? a : b;
+	u64 hi = a_end < b_end ? a_end : b_end;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+static void wx_note_bad(struct wx_audit *a, const char *what,
+			unsigned long va, u64 phys)
+{
+	if (a->first_bad_what)
+		return;
+	a->first_bad_what = what;
+	a->first_bad_va = va;
+	a->first_bad_phys = phys;
+}
+
+static void wx_add_exec(struct wx_audit *a, u64 phys, u64 end)
+{
+	struct phys_range *last = a->nr_exec ? &a->exec[a->nr_exec - 1] : NULL;
+
+	if (last && last->end == phys) {
+		last->end = end;
+		return;
+	}
+	if (a->nr_exec == WX_AUDIT_MAX_EXEC_RANGES) {
+		a->exec_ranges_lost++;
+		return;
+	}
+	a->exec[a->nr_exec].start = phys;
+	a->exec[a->nr_exec].end = end;
+	a->nr_exec++;
+}
+
+/* The image's read-only physical pages: text, rodata, kallsyms. */
+static u64 ro_image_overlap(u64 phys, u64 end)
+{
+	u64 text = virt_to_phys(__text_start);
+	u64 rodata_end = ALIGN_UP(virt_to_phys(__rodata_end), PAGE_SIZE);
+
+	return overlap_bytes(phys, end, text, rodata_end) +
+	       overlap_bytes(phys, end, virt_to_phys(__kallsyms_start),
+			     virt_to_phys(__kallsyms_end));
+}
+
+static void wx_leaf(struct wx_audit *a, enum wx_pass pass, unsigned long va,
+		    u64 phys, u64 size, u64 rights)
+{
+	bool writable = rights & PTE_WRITE;
+	bool executable = !cpu_has_nx || !(rights & PTE_NX);
+	u64 end = phys + size;
+	u64 bytes = 0;
+	unsigned int i;
+
+	if (pass == WX_PASS_FIND_EXEC) {
+		a->leaves++;
+		if (executable) {
+			a->exec_pages += size / PAGE_SIZE;
+			wx_add_exec(a, phys, end);
+		}
+		if (writable && executable) {
+			a->wx_pages += size / PAGE_SIZE;
+			wx_note_bad(a, "writable and executable", va, phys);
+		}
+		return;
+	}
+	if (!writable)
+		return;
+	bytes = ro_image_overlap(phys, end);
+	if (bytes) {
+		a->ro_alias_pages += bytes / PAGE_SIZE;
+		wx_note_bad(a, "writable alias of kernel text/rodata", va, phys);
+	}
+	if (executable)
+		return;   /* counted as W+X already */
+	for (i = 0, bytes = 0; i < a->nr_exec; i++)
+		bytes += overlap_bytes(phys, end, a->exec[i].start,
+				       a->exec[i].end);
+	if (bytes) {
+		a->exec_alias_pages += bytes / PAGE_SIZE;
+		wx_note_bad(a, "writable alias of an executable page", va, phys);
+	}
+}
+
+/*
+ * `rights` is what the levels above grant: PTE_WRITE if every one of them
+ * allows writes, PTE_NX if any of them forbids execution.
+ */
+static void wx_walk(struct wx_audit *a, enum wx_pass pass, u64 table_phys,
+		    unsigned int level, unsigned long va_base, u64 rights)
+{
+	const pte_t *t = phys_to_virt(table_phys & PTE_ADDR_MASK);
+	u64 span = level_span(level);
+	unsigned int i;
+
+	for (i = 0; i < PT_ENTRIES; i++) {
+		pte_t e = t[i];
+		unsigned long va = va_base + i * span;
+		u64 r = (rights & e & PTE_WRITE) | ((rights | e) & PTE_NX);
+
+		if (!(e & PTE_PRESENT))
+			continue;
+		if (level == LEVEL_PML4 && i >= PML4_FIRST_HIGH)
+			va |= VA_SIGN_EXTEND;
+		/* PTE_HUGE means a leaf only in a PDPT or a PD entry (in a
+		 * PT entry the same bit is PAT). */
+		if (level == LEVEL_PT || (level < LEVEL_PML4 && (e & PTE_HUGE))) {
+			/* Bit 12 of a huge entry is PAT, not address. */
+			wx_leaf(a, pass, va, e & PTE_ADDR_MASK & ~(span - 1),
+				span, r);
+			continue;
+		}
+		wx_walk(a, pass, e, level - 1, va, r);
+	}
+}
+
+void paging_audit_wx(u64 root_phys, struct wx_audit *a)
+{
+	memset(a, 0, sizeof(*a));
+	wx_walk(a, WX_PASS_FIND_EXEC, root_phys, LEVEL_PML4, 0, PTE_WRITE);
+	wx_walk(a, WX_PASS_CHECK_WRITABLE, root_phys, LEVEL_PML4, 0, PTE_WRITE);
+}
+
+bool wx_audit_clean(const struct wx_audit *a)
+{
+	return !a->wx_pages && !a->ro_alias_pages && !a->exec_alias_pages &&
+	       !a->exec_ranges_lost;
+}
+
+void wx_audit_print(const char *when, const struct wx_audit *a)
+{
+	if (wx_audit_clean(a)) {
+		pr_info("paging: W^X audit (%s): %lu executable pages, none writable anywhere\n",
+			when, a->exec_pages);
+		return;
+	}
+	pr_err("paging: W^X audit (%s): %lu W+X pages, %lu writable pages of text/rodata, %lu writable aliases of executable pages%s; first: %s at %#lx (phys %#lx)\n",
+	       when, a->wx_pages, a->ro_alias_pages, a->exec_alias_pages,
+	       a->exec_ranges_lost ? ", executable ranges lost" : "",
+	       a->first_bad_what ? a->first_bad_what : "too many executable ranges",
+	       a->first_bad_va, (unsigned long)a->first_bad_phys);
+}

@@ -68,6 +68,8 @@ static unsigned int ap_booting_cpu;
 static u32 ap_expected_apic_id;
 static int ap_alive = -1;
 static unsigned int apic_id_mismatches;
+struct wx_audit smp_bringup_wx_audit;
+bool smp_bringup_wx_audited;
 
 DEFINE_PER_CPU(unsigned long, apic_timer_ticks);
 
@@ -206,6 +208,10 @@ static void start_all_aps(void)
 		return;
 	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start, len);
 	paging_map_identity_page(TRAMPOLINE_PHYS);
+	/* The tables the APs start on, trampoline mapped: still W^X? */
+	paging_audit_wx(paging_kernel_cr3(), &smp_bringup_wx_audit);
+	smp_bringup_wx_audited = true;
+	wx_audit_print("AP bring-up", &smp_bringup_wx_audit);
 	for (i = 0; i < m->nr_cpus; i++) {
 		u32 id = m->cpu_apic_ids[i];
 		unsigned int cpu = nr_cpu_ids;
