@@ -8,20 +8,34 @@
  *                              reports, rounded out to 2 MiB, with 1 GiB
  *                              pages where the CPU has them (CPUID
  *                              0x80000001 EDX.Page1GB) and the range covers
- *                              a whole aligned gigabyte; read-write, NX.
+ *                              a whole aligned gigabyte; read-write, NX,
+ *                              except the image's text, rodata and kallsyms:
+ *                              read-only, NX, in 4 KiB pages (the huge
+ *                              pages around them are split).
  *   KERNEL_VMA + p -> p        the kernel image in 4 KiB pages so that each
  *                              section gets its own rights:
  *                              text R+X, rodata R+NX, data/bss RW+NX.
  *   IOREMAP_BASE ...           MMIO (the local and I/O APIC), uncached.
  *
+ * The invariant is W^X by physical page, not just by mapping: no page is
+ * writable through one entry and executable through this or another (a
+ * writable alias of text is as good as writable text).  The direct map is
+ * never executable; text is executable only at KERNEL_VMA and read-only
+ * everywhere.  The one other executable page is the AP trampoline while
+ * CPUs start (smpboot.c): identity-mapped read-only, with its direct-map
+ * alias made read-only first and writable again only after the identity
+ * mapping is gone.  paging_audit_wx() checks all of this on a live tree of
+ * tables (tests/kernel/wx_test.c, and smpboot.c during bring-up).
+ *
  * Nothing maps virtual address 0, so a NULL dereference faults.  CR0.WP
  * (set in entry.asm) makes read-only pages read-only for the kernel too, and
  * EFER.NXE makes the NX bit count (only set when the CPU has NX: on a CPU
- * without it the bit is reserved and would fault).
+ * without it the bit is reserved and would fault, and W^X cannot hold).
  *
  * Page-table pages come from a static pool in .bss: the memory allocator
  * does not exist yet when this runs.  The pool covers a direct map of
- * 64 GiB even with 2 MiB pages; beyond that the boot stops with a message.
+ * 64 GiB even with 2 MiB pages, plus the tables that splitting huge pages
+ * takes; beyond that the boot stops with a message.
  */
 #include <kernel.h>
 #include <memlayout.h>
@@ -31,7 +45,9 @@
 #include "cpu.h"
 
 #define PT_ENTRIES     512
-#define PT_POOL_PAGES  96
+#define PT_POOL_DIRECT_PAGES 96  /* PML4, PDPTs, PDs, image and MMIO PTs */
+#define PT_POOL_SPLIT_PAGES  8   /* huge direct-map pages split to 4 KiB */
+#define PT_POOL_PAGES  (PT_POOL_DIRECT_PAGES + PT_POOL_SPLIT_PAGES)
 #define IOREMAP_BASE   0xffffc90000000000ul
 #define IOREMAP_SIZE   (64ul << 20)
 
@@ -143,6 +159,57 @@ static void map_kernel_section(char *start, char *end, u64 flags)
 		map_page_4k(va, va - KERNEL_VMA, flags | PTE_GLOBAL);
 }
 
+/*
+ * Turn the huge leaf *e (spanning `span` bytes) into a table of 512 leaves
+ * of span / 512 with the same translation and rights.  The caller flushes
+ * the TLB for what it then changes (INVLPG drops a cached huge entry too).
+ */
+static void split_huge_leaf(pte_t *e, u64 span)
+{
+	pte_t *t = alloc_table();
+	u64 child = span / PT_ENTRIES;
+	u64 base = *e & PTE_ADDR_MASK & ~(span - 1);
+	u64 flags = *e & ~PTE_ADDR_MASK;
+	unsigned int i;
+
+	if (child == PAGE_SIZE)
+		flags &= ~PTE_HUGE;   /* in a PT entry, bit 7 is PAT */
+	for (i = 0; i < PT_ENTRIES; i++)
+		t[i] = (base + i * child) | flags;
+	*e = table_phys(t) | PTE_PRESENT | PTE_WRITE;
+}
+
+/* The 4 KiB leaf that maps phys in the direct map, splitting as needed. */
+static pte_t *direct_map_pte_4k(u64 phys)
+{
+	unsigned long va = DIRECT_MAP_BASE + phys;
+	pte_t *e = &kernel_pml4[PML4_INDEX(va)];
+
+	BUG_ON(!(*e & PTE_PRESENT));
+	e = &table_virt(*e)[PDPT_INDEX(va)];
+	BUG_ON(!(*e & PTE_PRESENT));
+	if (*e & PTE_HUGE)
+		split_huge_leaf(e, PAGE_1G);
+	e = &table_virt(*e)[PD_INDEX(va)];
+	BUG_ON(!(*e & PTE_PRESENT));
+	if (*e & PTE_HUGE)
+		split_huge_leaf(e, PAGE_2M);
+	return &table_virt(*e)[PT_INDEX(va)];
+}
+
+void paging_set_direct_map_rights(u64 phys, u64 end,
+				  enum direct_map_rights rights)
+{
+	u64 flags = PTE_PRESENT | PTE_GLOBAL | nx() |
+		    (rights == DIRECT_MAP_RW ? PTE_WRITE : 0);
+	u64 p;
+
+	for (p = ALIGN_DOWN(phys, PAGE_SIZE); p < end; p += PAGE_SIZE) {
+		*direct_map_pte_4k(p) = p | flags;
+		invlpg(DIRECT_MAP_BASE + p);
+	}
+}
+
 static void detect_features(void)
 {
 	u32 a, b, c, d;
@@ -173,9 +240,14 @@ void paging_init(const struct phys_range *ranges, unsigned int nr)
 	map_kernel_section(__data_start, __data_end, PTE_WRITE | nx());
 	map_kernel_section(__kallsyms_start, __kallsyms_end, nx());
 	map_kernel_section(__bss_start, __bss_end, PTE_WRITE | nx());
+	/* No writable alias of what the image maps read-only. */
+	paging_set_direct_map_rights(virt_to_phys(__text_start),
+				     virt_to_phys(__rodata_end), DIRECT_MAP_RO);
+	paging_set_direct_map_rights(virt_to_phys(__kallsyms_start),
+				     virt_to_phys(__kallsyms_end), DIRECT_MAP_RO);
 
 	write_cr3(table_phys(kernel_pml4));
-	pr_info("paging: direct map of %lu MiB at %#lx (%s pages), image: text RX, rodata R, data RW%s\n",
+	pr_info("paging: direct map of %lu MiB at %#lx (%s pages; text, rodata read-only), image: text RX, rodata R, data RW%s\n",
 		(unsigned long)(direct_map_bytes >> 20), DIRECT_MAP_BASE,
 		cpu_has_1g_pages ? "1 GiB" : "2 MiB",
 		cpu_has_nx ? ", NX on all but text" : " (no NX on this CPU)");
@@ -245,7 +317,8 @@ void *ioremap(phys_addr_t phys, size_t size)
 
 void paging_map_identity_page(phys_addr_t phys)
 {
-	map_page_4k(phys, phys, PTE_WRITE);
+	map_page_4k(phys, phys, 0);   /* read-only, executable */
+	invlpg(phys);
 }
 
 void paging_unmap_identity_page(phys_addr_t phys)

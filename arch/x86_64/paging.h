@@ -31,7 +31,23 @@ void paging_init(const struct phys_range *ranges, unsigned int nr);
 void paging_unmap_kernel_page(unsigned long va);
 /* Map a physical MMIO range uncached; returns its virtual address. */
 void *ioremap(phys_addr_t phys, size_t size);
-/* Identity-map one low page (the AP trampoline), executable. */
+/*
+ * Rights of the direct map over physical [phys, end): DIRECT_MAP_RW or
+ * DIRECT_MAP_RO, NX either way.  Huge pages in the way are split into 4 KiB
+ * pages.  Flushes this CPU's TLB only: for pages no other CPU uses, or
+ * before the other CPUs run.
+ */
+enum direct_map_rights {
+	DIRECT_MAP_RW,
+	DIRECT_MAP_RO,
+};
+void paging_set_direct_map_rights(u64 phys, u64 end,
+				  enum direct_map_rights rights);
+/*
+ * Identity-map one low page (the AP trampoline), read-only and executable.
+ * The caller makes its direct-map alias read-only first (W^X by physical
+ * page: smpboot.c, trampoline_seal()).
+ */
 void paging_map_identity_page(phys_addr_t phys);
 void paging_unmap_identity_page(phys_addr_t phys);
 /* Walk the tables: the PTE bits mapping va (0 if unmapped). */
