@@ -90,11 +90,12 @@ bool wx_audit_clean(const struct wx_audit *a);
 /* One line: the counts, or the first breach (pr_err when not clean). */
 void wx_audit_print(const char *when, const struct wx_audit *a);
 /*
- * smpboot.c audits the tables an AP starts on, with the trampoline mapped,
- * just before the first STARTUP IPI; tests/kernel/wx_test.c checks it.
+ * smpboot.c audits the tables each AP starts on, with the trampoline
+ * mapped, just before its STARTUP IPIs, and keeps the first audit that
+ * found a breach (else the first); tests/kernel/wx_test.c checks it.
  */
 extern struct wx_audit smp_bringup_wx_audit;
-extern bool smp_bringup_wx_audited;
+extern unsigned int smp_bringup_wx_audits;  /* one per AP started */
 
 extern bool cpu_has_nx, cpu_has_1g_pages;
 extern u64 direct_map_bytes;

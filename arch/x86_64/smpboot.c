@@ -75,7 +75,7 @@ static u32 ap_expected_apic_id;
 static int ap_alive = -1;
 static unsigned int apic_id_mismatches;
 struct wx_audit smp_bringup_wx_audit;
-bool smp_bringup_wx_audited;
+unsigned int smp_bringup_wx_audits;
 
 DEFINE_PER_CPU(unsigned long, apic_timer_ticks);
 
@@ -215,14 +215,22 @@ static void trampoline_open(void)
 				     DIRECT_MAP_RW);
 }
 
-/* The tables the APs start on, trampoline sealed: audited once. */
+/*
+ * The tables each AP starts on, trampoline sealed.  Kept: the first audit,
+ * or the first that found a breach; printed when kept (so a clean boot
+ * says it once).
+ */
 static void audit_bringup_tables(void)
 {
-	if (smp_bringup_wx_audited)
-		return;
-	paging_audit_wx(paging_kernel_cr3(), &smp_bringup_wx_audit);
-	smp_bringup_wx_audited = true;
-	wx_audit_print("AP bring-up", &smp_bringup_wx_audit);
+	struct wx_audit a;
+
+	paging_audit_wx(paging_kernel_cr3(), &a);
+	if (!smp_bringup_wx_audits ||
+	    (wx_audit_clean(&smp_bringup_wx_audit) && !wx_audit_clean(&a))) {
+		smp_bringup_wx_audit = a;
+		wx_audit_print("AP bring-up", &a);
+	}
+	smp_bringup_wx_audits++;
 }
 
 static bool start_ap(unsigned int cpu, u32 apic_id, u64 timeout_us)

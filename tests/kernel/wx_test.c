@@ -108,8 +108,8 @@ static void direct_map_of_image_is_read_only_and_nx(struct kunit *test)
 }
 
 /*
- * The tables as an AP found them: smpboot.c ran the audit with the
- * trampoline mapped, just before the first STARTUP IPI.  Text and the
+ * The tables as each AP found them: smpboot.c ran the audit with the
+ * trampoline mapped, just before each AP's STARTUP IPIs.  Text and the
  * trampoline page were executable, nothing writable aliased them.
  */
 static void bringup_tables_were_wx(struct kunit *test)
@@ -120,8 +120,10 @@ static void bringup_tables_were_wx(struct kunit *test)
 
 	if (!cpu_has_nx)
 		kunit_skip(test, "no NX on this CPU");
-	if (!smp_bringup_wx_audited)
+	if (!smp_bringup_wx_audits)
 		kunit_skip(test, "one CPU: no trampoline was mapped");
+	/* At least one per AP that came up (more if one did not answer). */
+	KUNIT_EXPECT_GE(test, smp_bringup_wx_audits, nr_cpu_ids - 1);
 	wx_audit_print("AP bring-up, again", a);
 	KUNIT_EXPECT_EQ(test, a->wx_pages, 0);
 	KUNIT_EXPECT_EQ(test, a->ro_alias_pages, 0);
