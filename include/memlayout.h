@@ -2,8 +2,10 @@
  * memlayout.h - where things live in the virtual address space.
  *
  *   0xffff888000000000  DIRECT_MAP_BASE: all physical memory, mapped 1:1
- *                       (phys_to_virt(p) == p + DIRECT_MAP_BASE), read-write,
- *                       never executable.  The same base as Linux x86-64.
+ *                       (phys_to_virt(p) == p + DIRECT_MAP_BASE), read-write
+ *                       except the image's text, rodata and kallsyms
+ *                       (read-only), never executable.  The same base as
+ *                       Linux x86-64.
  *   0xffffffff80000000  KERNEL_VMA: physical address 0 as the kernel image
  *                       sees it; the image is loaded at KERNEL_LOAD_PHYS and
  *                       runs at KERNEL_VMA + KERNEL_LOAD_PHYS (-mcmodel=kernel

@@ -8,20 +8,34 @@
  *                              reports, rounded out to 2 MiB, with 1 GiB
  *                              pages where the CPU has them (CPUID
  *                              0x80000001 EDX.Page1GB) and the range covers
- *                              a whole aligned gigabyte; read-write, NX.
+ *                              a whole aligned gigabyte; read-write, NX,
+ *                              except the image's text, rodata and kallsyms:
+ *                              read-only, NX, in 4 KiB pages (the huge
+ *                              pages around them are split).
  *   KERNEL_VMA + p -> p        the kernel image in 4 KiB pages so that each
  *                              section gets its own rights:
  *                              text R+X, rodata R+NX, data/bss RW+NX.
  *   IOREMAP_BASE ...           MMIO (the local and I/O APIC), uncached.
  *
+ * The invariant is W^X by physical page, not just by mapping: no page is
+ * writable through one entry and executable through this or another (a
+ * writable alias of text is as good as writable text).  The direct map is
+ * never executable; text is executable only at KERNEL_VMA and read-only
+ * everywhere.  The one other executable page is the AP trampoline while
+ * CPUs start (smpboot.c): identity-mapped read-only, with its direct-map
+ * alias made read-only first and writable again only after the identity
+ * mapping is gone.  paging_audit_wx() checks all of this on a live tree of
+ * tables (tests/kernel/wx_test.c, and smpboot.c during bring-up).
+ *
  * Nothing maps virtual address 0, so a NULL dereference faults.  CR0.WP
  * (set in entry.asm) makes read-only pages read-only for the kernel too, and
  * EFER.NXE makes the NX bit count (only set when the CPU has NX: on a CPU
- * without it the bit is reserved and would fault).
+ * without it the bit is reserved and would fault, and W^X cannot hold).
  *
  * Page-table pages come from a static pool in .bss: the memory allocator
  * does not exist yet when this runs.  The pool covers a direct map of
- * 64 GiB even with 2 MiB pages; beyond that the boot stops with a message.
+ * 64 GiB even with 2 MiB pages, plus the tables that splitting huge pages
+ * takes; beyond that the boot stops with a message.
  */
 #include <kernel.h>
 #include <memlayout.h>
@@ -31,7 +45,9 @@
 #include "cpu.h"
 
 #define PT_ENTRIES     512
-#define PT_POOL_PAGES  96
+#define PT_POOL_DIRECT_PAGES 96  /* PML4, PDPTs, PDs, image and MMIO PTs */
+#define PT_POOL_SPLIT_PAGES  8   /* huge direct-map pages split to 4 KiB */
+#define PT_POOL_PAGES  (PT_POOL_DIRECT_PAGES + PT_POOL_SPLIT_PAGES)
 #define IOREMAP_BASE   0xffffc90000000000ul
 #define IOREMAP_SIZE   (64ul << 20)
 
@@ -143,6 +159,57 @@ static void map_kernel_section(char *start, char *end, u64 flags)
 		map_page_4k(va, va - KERNEL_VMA, flags | PTE_GLOBAL);
 }
 
+/*
+ * Turn the huge leaf *e (spanning `span` bytes) into a table of 512 leaves
+ * of span / 512 with the same translation and rights.  The caller flushes
+ * the TLB for what it then changes (INVLPG drops a cached huge entry too).
+ */
+static void split_huge_leaf(pte_t *e, u64 span)
+{
+	pte_t *t = alloc_table();
+	u64 child = span / PT_ENTRIES;
+	u64 base = *e & PTE_ADDR_MASK & ~(span - 1);
+	u64 flags = *e & ~PTE_ADDR_MASK;
+	unsigned int i;
+
+	if (child == PAGE_SIZE)
+		flags &= ~PTE_HUGE;   /* in a PT entry, bit 7 is PAT */
+	for (i = 0; i < PT_ENTRIES; i++)
+		t[i] = (base + i * child) | flags;
+	*e = table_phys(t) | PTE_PRESENT | PTE_WRITE;
+}
+
+/* The 4 KiB leaf that maps phys in the direct map, splitting as needed. */
+static pte_t *direct_map_pte_4k(u64 phys)
+{
+	unsigned long va = DIRECT_MAP_BASE + phys;
+	pte_t *e = &kernel_pml4[PML4_INDEX(va)];
+
+	BUG_ON(!(*e & PTE_PRESENT));
+	e = &table_virt(*e)[PDPT_INDEX(va)];
+	BUG_ON(!(*e & PTE_PRESENT));
+	if (*e & PTE_HUGE)
+		split_huge_leaf(e, PAGE_1G);
+	e = &table_virt(*e)[PD_INDEX(va)];
+	BUG_ON(!(*e & PTE_PRESENT));
+	if (*e & PTE_HUGE)
+		split_huge_leaf(e, PAGE_2M);
+	return &table_virt(*e)[PT_INDEX(va)];
+}
+
+void paging_set_direct_map_rights(u64 phys, u64 end,
+				  enum direct_map_rights rights)
+{
+	u64 flags = PTE_PRESENT | PTE_GLOBAL | nx() |
+		    (rights == DIRECT_MAP_RW ? PTE_WRITE : 0);
+	u64 p;
+
+	for (p = ALIGN_DOWN(phys, PAGE_SIZE); p < end; p += PAGE_SIZE) {
+		*direct_map_pte_4k(p) = p | flags;
+		invlpg(DIRECT_MAP_BASE + p);
+	}
+}
+
 static void detect_features(void)
 {
 	u32 a, b, c, d;
@@ -173,9 +240,14 @@ void paging_init(const struct phys_range *ranges, unsigned int nr)
 	map_kernel_section(__data_start, __data_end, PTE_WRITE | nx());
 	map_kernel_section(__kallsyms_start, __kallsyms_end, nx());
 	map_kernel_section(__bss_start, __bss_end, PTE_WRITE | nx());
+	/* No writable alias of what the image maps read-only. */
+	paging_set_direct_map_rights(virt_to_phys(__text_start),
+				     virt_to_phys(__rodata_end), DIRECT_MAP_RO);
+	paging_set_direct_map_rights(virt_to_phys(__kallsyms_start),
+				     virt_to_phys(__kallsyms_end), DIRECT_MAP_RO);
 
 	write_cr3(table_phys(kernel_pml4));
-	pr_info("paging: direct map of %lu MiB at %#lx (%s pages), image: text RX, rodata R, data RW%s\n",
+	pr_info("paging: direct map of %lu MiB at %#lx (%s pages; text, rodata read-only), image: text RX, rodata R, data RW%s\n",
 		(unsigned long)(direct_map_bytes >> 20), DIRECT_MAP_BASE,
 		cpu_has_1g_pages ? "1 GiB" : "2 MiB",
 		cpu_has_nx ? ", NX on all but text" : " (no NX on this CPU)");
@@ -245,7 +317,8 @@ void *ioremap(phys_addr_t phys, size_t size)
 
 void paging_map_identity_page(phys_addr_t phys)
 {
-	map_page_4k(phys, phys, PTE_WRITE);
+	map_page_4k(phys, phys, 0);   /* read-only, executable */
+	invlpg(phys);
 }
 
 void paging_unmap_identity_page(phys_addr_t phys)
@@ -262,4 +335,168 @@ void paging_unmap_identity_page(phys_addr_t phys)
 u64 paging_kernel_cr3(void)
 {
 	return table_phys(kernel_pml4);
+}
+
+/* ---- the W^X audit (see paging.h) ---- */
+
+#define LEVEL_PML4 4
+#define LEVEL_PT   1
+#define PT_INDEX_BITS 9
+#define VA_SIGN_EXTEND 0xffff000000000000ul  /* bits 63:48 of a high VA */
+#define PML4_FIRST_HIGH (PT_ENTRIES / 2)      /* index whose VA has bit 47 */
+
+/* One pass of the walk: collect executable ranges, or judge writable ones. */
+enum wx_pass {
+	WX_PASS_FIND_EXEC,
+	WX_PASS_CHECK_WRITABLE,
+};
+
+/* Bytes one entry maps at `level` (1 = PT, 2 = PD, 3 = PDPT, 4 = PML4). */
+static u64 level_span(unsigned int level)
+{
+	return PAGE_SIZE << (PT_INDEX_BITS * (level - 1));
+}
+
+static u64 overlap_bytes(u64 a, u64 a_end, u64 b, u64 b_end)
+{
+	u64 lo = a > b ? a : b;
+	u64 hi = a_end < b_end ? a_end : b_end;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+static void wx_note_bad(struct wx_audit *a, const char *what,
+			unsigned long va, u64 phys)
+{
+	if (a->first_bad_what)
+		return;
+	a->first_bad_what = what;
+	a->first_bad_va = va;
+	a->first_bad_phys = phys;
+}
+
+static void wx_add_exec(struct wx_audit *a, u64 phys, u64 end)
+{
+	struct phys_range *last = a->nr_exec ? &a->exec[a->nr_exec - 1] : NULL;
+
+	if (last && last->end == phys) {
+		last->end = end;
+		return;
+	}
+	if (a->nr_exec == WX_AUDIT_MAX_EXEC_RANGES) {
+		a->exec_ranges_lost++;
+		return;
+	}
+	a->exec[a->nr_exec].start = phys;
+	a->exec[a->nr_exec].end = end;
+	a->nr_exec++;
+}
+
+/* The image's read-only physical pages: text, rodata, kallsyms. */
+static u64 ro_image_overlap(u64 phys, u64 end)
+{
+	u64 text = virt_to_phys(__text_start);
+	u64 rodata_end = ALIGN_UP(virt_to_phys(__rodata_end), PAGE_SIZE);
+
+	return overlap_bytes(phys, end, text, rodata_end) +
+	       overlap_bytes(phys, end, virt_to_phys(__kallsyms_start),
+			     virt_to_phys(__kallsyms_end));
+}
+
+static void wx_leaf(struct wx_audit *a, enum wx_pass pass, unsigned long va,
+		    u64 phys, u64 size, u64 rights)
+{
+	bool writable = rights & PTE_WRITE;
+	bool executable = !cpu_has_nx || !(rights & PTE_NX);
+	u64 end = phys + size;
+	u64 bytes = 0;
+	unsigned int i;
+
+	if (pass == WX_PASS_FIND_EXEC) {
+		a->leaves++;
+		if (executable) {
+			a->exec_pages += size / PAGE_SIZE;
+			wx_add_exec(a, phys, end);
+		}
+		if (writable && executable) {
+			a->wx_pages += size / PAGE_SIZE;
+			wx_note_bad(a, "writable and executable", va, phys);
+		}
+		return;
+	}
+	if (!writable)
+		return;
+	bytes = ro_image_overlap(phys, end);
+	if (bytes) {
+		a->ro_alias_pages += bytes / PAGE_SIZE;
+		wx_note_bad(a, "writable alias of kernel text/rodata", va, phys);
+	}
+	if (executable)
+		return;   /* counted as W+X already */
+	for (i = 0, bytes = 0; i < a->nr_exec; i++)
+		bytes += overlap_bytes(phys, end, a->exec[i].start,
+				       a->exec[i].end);
+	if (bytes) {
+		a->exec_alias_pages += bytes / PAGE_SIZE;
+		wx_note_bad(a, "writable alias of an executable page", va, phys);
+	}
+}
+
+/*
+ * `rights` is what the levels above grant: PTE_WRITE if every one of them
+ * allows writes, PTE_NX if any of them forbids execution.
+ */
+static void wx_walk(struct wx_audit *a, enum wx_pass pass, u64 table_phys,
+		    unsigned int level, unsigned long va_base, u64 rights)
+{
+	const pte_t *t = phys_to_virt(table_phys & PTE_ADDR_MASK);
+	u64 span = level_span(level);
+	unsigned int i;
+
+	for (i = 0; i < PT_ENTRIES; i++) {
+		pte_t e = t[i];
+		unsigned long va = va_base + i * span;
+		u64 r = (rights & e & PTE_WRITE) | ((rights | e) & PTE_NX);
+
+		if (!(e & PTE_PRESENT))
+			continue;
+		if (level == LEVEL_PML4 && i >= PML4_FIRST_HIGH)
+			va |= VA_SIGN_EXTEND;
+		/* PTE_HUGE means a leaf only in a PDPT or a PD entry (in a
+		 * PT entry the same bit is PAT). */
+		if (level == LEVEL_PT || (level < LEVEL_PML4 && (e & PTE_HUGE))) {
+			/* Bit 12 of a huge entry is PAT, not address. */
+			wx_leaf(a, pass, va, e & PTE_ADDR_MASK & ~(span - 1),
+				span, r);
+			continue;
+		}
+		wx_walk(a, pass, e, level - 1, va, r);
+	}
+}
+
+void paging_audit_wx(u64 root_phys, struct wx_audit *a)
+{
+	memset(a, 0, sizeof(*a));
+	wx_walk(a, WX_PASS_FIND_EXEC, root_phys, LEVEL_PML4, 0, PTE_WRITE);
+	wx_walk(a, WX_PASS_CHECK_WRITABLE, root_phys, LEVEL_PML4, 0, PTE_WRITE);
+}
+
+bool wx_audit_clean(const struct wx_audit *a)
+{
+	return !a->wx_pages && !a->ro_alias_pages && !a->exec_alias_pages &&
+	       !a->exec_ranges_lost;
+}
+
+void wx_audit_print(const char *when, const struct wx_audit *a)
+{
+	if (wx_audit_clean(a)) {
+		pr_info("paging: W^X audit (%s): %lu executable pages, none writable anywhere\n",
+			when, a->exec_pages);
+		return;
+	}
+	pr_err("paging: W^X audit (%s): %lu W+X pages, %lu writable pages of text/rodata, %lu writable aliases of executable pages%s; first: %s at %#lx (phys %#lx)\n",
+	       when, a->wx_pages, a->ro_alias_pages, a->exec_alias_pages,
+	       a->exec_ranges_lost ? ", executable ranges lost" : "",
+	       a->first_bad_what ? a->first_bad_what : "too many executable ranges",
+	       a->first_bad_va, (unsigned long)a->first_bad_phys);
 }

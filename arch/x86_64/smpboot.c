@@ -25,6 +25,12 @@
  * is reported, put back into wait-for-SIPI with another INIT (so it can
  * never wake up later with stale instructions), and its number is reused.
  *
+ * W^X for the trampoline page (see trampoline_seal()): the BSP writes it
+ * through the direct map while nothing maps it executable, and an AP runs
+ * it while it is identity-mapped read-only and its direct-map alias is
+ * read-only too.  Between two APs, and after the last, it is writable and
+ * not executable.
+ *
  * Stacks: each AP gets cpu_stacks[cpu] (desc.h): a kernel stack and three
  * IST stacks, each below an unmapped guard page.
  */
@@ -68,6 +74,8 @@ static unsigned int ap_booting_cpu;
 static u32 ap_expected_apic_id;
 static int ap_alive = -1;
 static unsigned int apic_id_mismatches;
+struct wx_audit smp_bringup_wx_audit;
+unsigned int smp_bringup_wx_audits;
 
 DEFINE_PER_CPU(unsigned long, apic_timer_ticks);
 
@@ -170,9 +178,68 @@ static bool wait_for_ap(unsigned int cpu, u64 timeout_us)
 	return true;
 }
 
+/*
+ * W^X for the trampoline page: writable through the direct map ("open") or
+ * executable at its identity mapping ("sealed"), never both, and never
+ * writable+executable through one entry.  The boot CPU writes it only while
+ * it is open; an AP runs it only while it is sealed.  Each step takes the
+ * old right away (and flushes it) before granting the new one.
+ */
+static void trampoline_flush_tlb(void *info)
+{
+	(void)info;
+	invlpg(TRAMPOLINE_PHYS);
+	invlpg((unsigned long)phys_to_virt(TRAMPOLINE_PHYS));
+}
+
+/* The paging calls flush this CPU; an AP already up may still cache the
+ * old right (its own start's identity entry, a direct-map huge page). */
+static void trampoline_flush_tlb_everywhere(void)
+{
+	on_each_cpu(trampoline_flush_tlb, NULL, true);
+}
+
+static void trampoline_seal(void)
+{
+	paging_set_direct_map_rights(TRAMPOLINE_PHYS, TRAMPOLINE_PHYS + PAGE_SIZE,
+				     DIRECT_MAP_RO);
+	trampoline_flush_tlb_everywhere();
+	paging_map_identity_page(TRAMPOLINE_PHYS);
+}
+
+static void trampoline_open(void)
+{
+	paging_unmap_identity_page(TRAMPOLINE_PHYS);
+	trampoline_flush_tlb_everywhere();
+	paging_set_direct_map_rights(TRAMPOLINE_PHYS, TRAMPOLINE_PHYS + PAGE_SIZE,
+				     DIRECT_MAP_RW);
+}
+
+/*
+ * The tables each AP starts on, trampoline sealed.  Kept: the first audit,
+ * or the first that found a breach; printed when kept (so a clean boot
+ * says it once).
+ */
+static void audit_bringup_tables(void)
+{
+	struct wx_audit a;
+
+	paging_audit_wx(paging_kernel_cr3(), &a);
+	if (!smp_bringup_wx_audits ||
+	    (wx_audit_clean(&smp_bringup_wx_audit) && !wx_audit_clean(&a))) {
+		smp_bringup_wx_audit = a;
+		wx_audit_print("AP bring-up", &a);
+	}
+	smp_bringup_wx_audits++;
+}
+
 static bool start_ap(unsigned int cpu, u32 apic_id, u64 timeout_us)
 {
+	bool alive;
+
 	fill_trampoline(cpu);
+	trampoline_seal();
+	audit_bringup_tables();
 	WRITE_ONCE(ap_booting_cpu, cpu);
 	WRITE_ONCE(ap_expected_apic_id, apic_id);
 	__atomic_store_n(&ap_alive, -1, __ATOMIC_RELEASE);
@@ -187,11 +254,13 @@ static bool start_ap(unsigned int cpu, u32 apic_id, u64 timeout_us)
 			      APIC_DM_STARTUP | APIC_ICR_LEVEL_ASSERT | SIPI_VECTOR);
 		udelay(SIPI_DELAY_US);
 	}
-	if (wait_for_ap(cpu, timeout_us))
-		return true;
+	alive = wait_for_ap(cpu, timeout_us);
 	/* Park it for good: back to wait-for-SIPI. */
-	apic_send_ipi(apic_id, APIC_DM_INIT | APIC_ICR_LEVEL_ASSERT);
-	return false;
+	if (!alive)
+		apic_send_ipi(apic_id, APIC_DM_INIT | APIC_ICR_LEVEL_ASSERT);
+	/* It runs on the kernel map now, or is held in INIT. */
+	trampoline_open();
+	return alive;
 }
 
 static void start_all_aps(void)
@@ -204,8 +273,8 @@ static void start_all_aps(void)
 
 	if (!m->valid || m->nr_cpus < 2)
 		return;
+	/* Open (writable, not executable) until start_ap() seals it. */
 	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start, len);
-	paging_map_identity_page(TRAMPOLINE_PHYS);
 	for (i = 0; i < m->nr_cpus; i++) {
 		u32 id = m->cpu_apic_ids[i];
 		unsigned int cpu = nr_cpu_ids;
@@ -219,7 +288,6 @@ static void start_all_aps(void)
 		pr_err("smp: CPU with APIC id %u did not answer within %lu ms; going on without it\n",
 		       id, (unsigned long)timeout_ms);
 	}
-	paging_unmap_identity_page(TRAMPOLINE_PHYS);
 	if (apic_id_mismatches)
 		pr_warn("smp: %u CPU%s reported another APIC id than the MADT's\n",
 			apic_id_mismatches, apic_id_mismatches == 1 ? "" : "s");

@@ -7,8 +7,9 @@
 ; climbs the same ladder as the boot CPU did in entry.asm:
 ;   real mode -> 32-bit protected mode (our own tiny GDT)
 ;             -> long mode, with the kernel's final page tables (CR3 from
-;                trampoline_data; they also identity-map this page, so the
-;                instruction after enabling paging is still mapped)
+;                trampoline_data; they also identity-map this page, read-only
+;                and executable, so the instruction after enabling paging is
+;                still mapped; nothing here writes to the page)
 ;             -> jump to ap_start64 (smpboot.c) in the higher half, on the
 ;                stack the boot CPU picked for this AP.
 ; The code runs at TRAMPOLINE_PHYS, not where it was linked, so every
@@ -77,12 +78,16 @@ BITS 64
 	hlt
 	jmp .hang
 
+; Every descriptor is marked accessed (type bit 0): loading a segment
+; register with one that is not makes the CPU write the bit into the GDT,
+; and once paging is on this page is read-only (smpboot.c maps it so:
+; W^X), so that write would fault with no IDT to catch it.
 align 16
 tr_gdt:
 	dq 0
-	dq 0x00cf9a000000ffff           ; 0x08: 32-bit code, 4 GiB flat
-	dq 0x00cf92000000ffff           ; 0x10: data, 4 GiB flat
-	dq 0x00af9a000000ffff           ; 0x18: 64-bit code (L=1)
+	dq 0x00cf9b000000ffff           ; 0x08: 32-bit code, 4 GiB flat
+	dq 0x00cf93000000ffff           ; 0x10: data, 4 GiB flat
+	dq 0x00af9b000000ffff           ; 0x18: 64-bit code (L=1)
 tr_gdt_end:
 tr_gdtr:
 	dw tr_gdt_end - tr_gdt - 1

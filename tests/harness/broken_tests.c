@@ -50,6 +50,35 @@ static struct kunit_suite broken_pagefault = {
 };
 kunit_test_suite(broken_pagefault);
 
+/*
+ * broken_text_alias_write: text through its direct-map alias.  The wx suite
+ * reads the page tables; this proves the CPU enforces them: the write must
+ * be a protection fault, not a silent change to the code.
+ */
+#include <memlayout.h>
+
+void kernel_main(u32 magic, u32 info_phys);
+
+static void write_text_through_direct_map(struct kunit *test)
+{
+	volatile u8 *alias = phys_to_virt(virt_to_phys(kernel_main));
+
+	kunit_info(test, "about to write to kernel_main through the direct map");
+	*alias = *alias;
+	KUNIT_FAIL(test, "still running after writing to text");
+}
+
+static struct kunit_case broken_text_alias_write_cases[] = {
+	KUNIT_CASE(write_text_through_direct_map),
+	{}
+};
+
+static struct kunit_suite broken_text_alias_write = {
+	.name = "broken_text_alias_write",
+	.test_cases = broken_text_alias_write_cases,
+};
+kunit_test_suite(broken_text_alias_write);
+
 static void spin_forever(struct kunit *test)
 {
 	volatile int forever = 1;
