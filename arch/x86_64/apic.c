@@ -3,7 +3,8 @@
  * the I/O APIC redirection of the PIT, and the masked 8259 PIC.
  *
  * Mode: chosen once by the boot CPU (x2APIC when CPUID.1:ECX[21] says so
- * and the command line has no `nox2apic`), then followed by every AP.
+ * and the command line has no `nox2apic`), before the MADT is read (it
+ * decides which APIC ids are reachable), then followed by every AP.
  * xAPIC registers are 32-bit MMIO at a 16-byte stride; x2APIC registers are
  * MSRs (SDM vol. 3A, 11.12.1: MSR = 0x800 + offset / 16).
  *
@@ -103,16 +104,21 @@ static void pic_mask_all(void)
 	outb(PIC2_DATA, PIC_MASK_ALL);
 }
 
-void apic_init_boot(phys_addr_t madt_lapic_addr)
+void apic_choose_mode(void)
 {
 	u32 a, b, c, d;
-	u64 base = rdmsr(MSR_IA32_APIC_BASE);
-	phys_addr_t phys = base & APIC_BASE_ADDR_MASK;
 
 	cpuid(CPUID_FEATURES, 0, &a, &b, &c, &d);
 	if (!(d & CPUID_EDX_APIC))
 		panic("apic: this CPU has no local APIC");
 	x2apic_mode = (c & CPUID_ECX_X2APIC) && !cmdline_has("nox2apic");
+}
+
+void apic_init_boot(phys_addr_t madt_lapic_addr)
+{
+	u64 base = rdmsr(MSR_IA32_APIC_BASE);
+	phys_addr_t phys = base & APIC_BASE_ADDR_MASK;
+
 	if (madt_lapic_addr && madt_lapic_addr != phys)
 		pr_warn("apic: MADT says the LAPIC is at %#lx, IA32_APIC_BASE says %#lx; using the MSR\n",
 			(unsigned long)madt_lapic_addr, (unsigned long)phys);

@@ -91,7 +91,9 @@ DECLARE_PER_CPU(unsigned long, apic_timer_ticks);
 extern u32 apic_timer_ticks_per_ms;   /* after the divide-by-16 */
 #define APIC_TIMER_HZ 100
 
-/* Boot CPU: choose the mode, map the MMIO page, mask the PIC. */
+/* Boot CPU, first: choose the mode (sets x2apic_mode). */
+void apic_choose_mode(void);
+/* Boot CPU, after the MADT: map the MMIO page, mask the PIC. */
 void apic_init_boot(phys_addr_t madt_lapic_addr);
 /* Every CPU: enable its local APIC in the chosen mode. */
 void apic_setup_this_cpu(void);
