@@ -55,7 +55,7 @@ void printk_emergency_begin(void)
 				     * will still make this one print its state */
 	if (!printk_emergency) {
 		printk_emergency = true;
-		nmi_printk_flush_locked();  /* what NMIs printed before */
+		nmi_printk_flush_locked(NMI_PRINTK_FLUSH_ALL);  /* what NMIs printed before */
 	}
 }
 
@@ -69,7 +69,7 @@ static void stop_other_cpus_once(void)
 		stopped = true;
 		smp_stop_other_cpus_hook();
 	}
-	nmi_printk_flush_locked();
+	nmi_printk_flush_locked(NMI_PRINTK_FLUSH_ALL);
 }
 
 void panic(const char *fmt, ...)

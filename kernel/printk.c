@@ -9,7 +9,11 @@
  * The time comes from the TSC (tsc.c calibrates it at boot), so stamps work
  * from the first line, in any context, without a timer interrupt.
  *
- * Lock: console_lock serialises the UART between CPUs; taken with IRQs off.
+ * Lock: console_lock serialises the UART between CPUs; taken with IRQs off,
+ * and never held for long: the NMI buffers are drained in pieces of
+ * CONSOLE_DRAIN_PIECE bytes, the lock given up between pieces, and the
+ * UART driver touches this CPU's watchdog for every byte it sends (a slow
+ * line is progress, not a lockup).
  * An NMI must never wait for it (the CPU it interrupted may hold it), so NMI
  * context goes through nmi_printk (kernel/nmi_printk.c) instead: a per-CPU
  * buffer flushed later from normal context.  When the kernel is dying,
@@ -18,6 +22,7 @@
  */
 #include <kernel.h>
 #include <printk.h>
+#include <smp.h>
 #include <spinlock.h>
 #include <string.h>
 #include "serial.h"
@@ -25,6 +30,17 @@
 #include "nmi_printk.h"
 
 #define PRINTK_LINE_MAX 512
+/*
+ * NMI output written per hold of the console lock: about 22 ms on a
+ * 115200-baud UART (87 us a byte).  Between pieces the lock goes to the
+ * next waiter, so no CPU waits, IRQs off, for more than a piece per CPU
+ * ahead of it, far below the watchdog's seconds.
+ */
+#define CONSOLE_DRAIN_PIECE 256
+/* One printk drains at most what every buffer holds at once; what NMIs add
+ * faster than the UART sends waits for the next printk. */
+#define CONSOLE_DRAIN_MAX_PIECES \
+	(NR_CPUS * NMI_PRINTK_BUF_SIZE / CONSOLE_DRAIN_PIECE)
 
 int console_loglevel = LOGLEVEL_DEFAULT;
 bool printk_emergency;
@@ -64,6 +80,26 @@ void console_write_locked(const char *msg, size_t len)
 	}
 }
 
+/*
+ * Take console_lock (IRQs off, the old state returned) with the NMI
+ * buffers written out first, a piece at a time, the lock and the IRQ state
+ * given back between pieces.
+ */
+static unsigned long console_lock_drained(void)
+{
+	unsigned long flags;
+	unsigned int pieces = 0;
+
+	for (;;) {
+		spin_lock_irqsave(&console_lock, flags);
+		if (!nmi_printk_flush_locked(CONSOLE_DRAIN_PIECE) ||
+		    ++pieces >= CONSOLE_DRAIN_MAX_PIECES)
+			return flags;
+		spin_unlock_irqrestore(&console_lock, flags);
+		cpu_relax();
+	}
+}
+
 int vprintk_level(int level, const char *fmt, va_list ap)
 {
 	char buf[PRINTK_LINE_MAX];
@@ -90,8 +126,7 @@ int vprintk_level(int level, const char *fmt, va_list ap)
 		nmi_printk_store(buf, (size_t)n);
 		return n;
 	}
-	spin_lock_irqsave(&console_lock, flags);
-	nmi_printk_flush_locked();
+	flags = console_lock_drained();
 	console_write_locked(buf, (size_t)n);
 	spin_unlock_irqrestore(&console_lock, flags);
 	return n;
@@ -115,7 +150,6 @@ void printk_flush_nmi(void)
 
 	if (in_nmi())
 		return;
-	spin_lock_irqsave(&console_lock, flags);
-	nmi_printk_flush_locked();
+	flags = console_lock_drained();
 	spin_unlock_irqrestore(&console_lock, flags);
 }
