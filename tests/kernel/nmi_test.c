@@ -480,6 +480,20 @@ static void unregister_waits_for_a_running_handler(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(slow_entered));
 }
 
+/* ---- an NMI to a CPU that is not online is refused ---- */
+
+/* Its per-CPU area has APIC id 0 (never filled in): the NMI would reach
+ * the boot CPU, and one to an AP before its IDT loads (or a CPU parked
+ * after a failed start) would triple-fault the machine. */
+static void nmi_send_refuses_a_cpu_that_is_not_online(struct kunit *test)
+{
+	kunit_expect_report(test, "is not online");
+	KUNIT_EXPECT_FALSE(test, nmi_send(nr_cpu_ids));   /* never came up */
+	KUNIT_EXPECT_FALSE(test, nmi_send(NR_CPUS));      /* no such CPU */
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(smp_processor_id()));
+}
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_context_is_visible_and_on_ist),
 	KUNIT_CASE(every_cpu_nmis_every_cpu_exactly),
@@ -488,6 +502,7 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_printk_keeps_every_line_whole),
 	KUNIT_CASE(irq_work_queued_in_nmi_runs_after_it),
 	KUNIT_CASE(unregister_waits_for_a_running_handler),
+	KUNIT_CASE(nmi_send_refuses_a_cpu_that_is_not_online),
 	{}
 };
 
