@@ -494,6 +494,29 @@ static void nmi_send_refuses_a_cpu_that_is_not_online(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nmi_round_trip(smp_processor_id()));
 }
 
+/* ---- an NMI before nmi_init() is reported and ignored ---- */
+
+/* As if it came between idt_init() and nmi_init() at boot (firmware or a
+ * board's watchdog may send one): the entry point is not installed yet. */
+static void an_nmi_before_nmi_init_is_reported_and_ignored(struct kunit *test)
+{
+	void (*entry)(struct pt_regs *) = nmi_entry_handler;
+	unsigned long before = READ_ONCE(nmis_before_init);
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_GUARD_US);
+	unsigned long flags = local_irq_save();
+
+	WRITE_ONCE(nmi_entry_handler, NULL);
+	nmi_send_self();
+	while (READ_ONCE(nmis_before_init) == before && rdtsc() < end)
+		cpu_relax();
+	WRITE_ONCE(nmi_entry_handler, entry);
+	local_irq_restore(flags);
+	printk_flush_nmi();
+	KUNIT_EXPECT_GT(test, READ_ONCE(nmis_before_init), before);
+	KUNIT_EXPECT_FALSE(test, in_nmi());
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(smp_processor_id()));
+}
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_context_is_visible_and_on_ist),
 	KUNIT_CASE(every_cpu_nmis_every_cpu_exactly),
@@ -503,6 +526,7 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(irq_work_queued_in_nmi_runs_after_it),
 	KUNIT_CASE(unregister_waits_for_a_running_handler),
 	KUNIT_CASE(nmi_send_refuses_a_cpu_that_is_not_online),
+	KUNIT_CASE(an_nmi_before_nmi_init_is_reported_and_ignored),
 	{}
 };
 
