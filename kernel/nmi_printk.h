@@ -26,6 +26,9 @@ unsigned long nmi_printk_dropped(void);
 size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size);
 
 void console_write_locked(const char *msg, size_t len);
+/* The panic path, printk_emergency just set: wait (bounded) until no other
+ * CPU holds the console lock, so the NMI buffers have one reader. */
+void console_emergency_wait(void);
 extern bool printk_emergency;
 
 #endif

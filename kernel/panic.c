@@ -54,7 +54,8 @@ void printk_emergency_begin(void)
 		cpu_halt_forever(); /* another CPU is reporting; its stop NMI
 				     * will still make this one print its state */
 	if (!printk_emergency) {
-		printk_emergency = true;
+		WRITE_ONCE(printk_emergency, true);
+		console_emergency_wait();  /* a draining CPU ends its piece */
 		nmi_printk_flush_locked(NMI_PRINTK_FLUSH_ALL);  /* what NMIs printed before */
 	}
 }
