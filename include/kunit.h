@@ -10,6 +10,8 @@
  * KUNIT_EXPECT_*() records a failure and lets the case go on;
  * KUNIT_ASSERT_*() records it and abandons the case at once (the runner
  * longjmp()s back to where it started the case, then runs suite->exit).
+ * In an NMI or IRQ handler an assertion cannot jump out (that would skip
+ * the IRET): there it records the failure and returns, like an EXPECT.
  * kunit_skip() abandons the case and reports it as skipped.
  *
  * The runner prints KTAP version 1 (Documentation/dev-tools/ktap.rst in
@@ -139,7 +141,8 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...) __printf(2, 3)
 void __kunit_mark_skipped(struct kunit *test, const char *fmt, ...)
 	__printf(2, 3);
 
-void __kunit_fail_abort(struct kunit *test) __noreturn;
+/* Returns only outside task context (NMI, IRQ): see kernel/kunit.c. */
+void __kunit_fail_abort(struct kunit *test);
 void __kunit_binary_fail(struct kunit *test, const char *file, int line,
 			 bool is_assert, const char *op, const char *left_text,
 			 long long left, const char *right_text,

@@ -47,8 +47,9 @@ int register_nmi_handler(unsigned int type, nmi_handler_t fn,
  * handlers in progress on other CPUs, bounded; see arch/x86_64/nmi.c). */
 void unregister_nmi_handler(unsigned int type, const char *name);
 
-/* Any context, NMI included.  Delivery mode NMI through the ICR. */
-void nmi_send(unsigned int cpu);
+/* Any context, NMI included.  Delivery mode NMI through the ICR.
+ * nmi_send() refuses (a WARNING, false) a CPU that is not online. */
+bool nmi_send(unsigned int cpu);
 void nmi_send_allbutself(void);
 void nmi_send_self(void);
 

@@ -16,7 +16,12 @@ struct pt_regs;
 void watchdog_init(void);                     /* boot CPU, after SMP */
 void watchdog_timer_tick(void);               /* every CPU's timer IRQ */
 void watchdog_nmi_heartbeat(struct pt_regs *regs); /* NMI, cpu0 */
+/* "This CPU makes progress" though its IRQs are off (Linux's name): the
+ * UART driver calls it for every byte it got out (kernel/serial.c). */
+void touch_nmi_watchdog(void);
 void watchdog_touch_all(void);  /* "everybody is fine now" (long tests) */
+/* Tests: change the threshold (every CPU touched first); returns the old. */
+unsigned int watchdog_set_thresh(unsigned int seconds);
 /*
  * Change the rate of the PIT heartbeat NMI to cpu0 (0: back to the
  * default).  The NMI storm raises it so that, even with one CPU, NMIs land

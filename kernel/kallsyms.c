@@ -11,11 +11,13 @@
  * Backtraces follow the frame-pointer chain (the kernel is built with
  * -fno-omit-frame-pointer): at every frame, [rbp] holds the caller's rbp and
  * [rbp + 8] the return address.  Every stack lives in the kernel's .bss, so
- * a frame pointer outside it ends the walk instead of faulting.
+ * a frame pointer outside it ends the walk instead of faulting, and so does
+ * one into a stack's guard page (unmapped, in .bss too).
  */
 #include <printk.h>
 #include <compiler.h>
 #include "backtrace.h"
+#include "../arch/x86_64/desc.h"
 
 struct kallsym {
 	unsigned long addr;
@@ -69,16 +71,37 @@ void kallsyms_format(unsigned long addr, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
+#define FRAME_BYTES 16   /* saved rbp, return address */
+
+/*
+ * Is [rbp, rbp + 16) a frame we may read?  In .bss, aligned, and in no
+ * stack guard page: the guards lie in .bss too, unmapped, and a corrupt
+ * rbp into one would fault inside the report (in an NMI, perhaps).  Such
+ * a frame ends the walk with a line saying whose guard it hit.
+ */
 static bool frame_on_a_stack(unsigned long rbp)
 {
-	return rbp >= (unsigned long)__bss_start &&
-	       rbp + 16 <= (unsigned long)__bss_end && IS_ALIGNED(rbp, 8);
+	const char *guard;
+	unsigned int cpu;
+
+	if (rbp < (unsigned long)__bss_start ||
+	    rbp + FRAME_BYTES > (unsigned long)__bss_end || !IS_ALIGNED(rbp, 8))
+		return false;
+	guard = stack_guard_owner(rbp, &cpu);
+	if (!guard)
+		guard = stack_guard_owner(rbp + FRAME_BYTES - 1, &cpu);
+	if (guard) {
+		pr_emerg("  (frame pointer %#lx is in cpu%u's %s stack guard page: the walk stops)\n",
+			 rbp, cpu, guard);
+		return false;
+	}
+	return true;
 }
 
-void dump_backtrace(unsigned long rip, unsigned long rbp)
+unsigned int dump_backtrace(unsigned long rip, unsigned long rbp)
 {
 	char sym[96];
-	int depth;
+	unsigned int depth;
 
 	pr_emerg("Call trace:\n");
 	kallsyms_format(rip, sym, sizeof(sym));
@@ -95,6 +118,7 @@ void dump_backtrace(unsigned long rip, unsigned long rbp)
 		pr_emerg("  [<%016lx>] %s\n", ret, sym);
 		rbp = frame[0];
 	}
+	return depth;
 }
 
 __noinline void dump_stack(void)

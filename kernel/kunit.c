@@ -47,6 +47,7 @@
 #include <kernel.h>
 #include <kunit.h>
 #include <printk.h>
+#include <smp.h>
 #include <string.h>
 
 #ifdef HOST_TEST
@@ -154,8 +155,21 @@ static void mark_failed(struct kunit *test)
 	test->status = KUNIT_FAILURE;
 }
 
+/*
+ * An assertion abandons the case by longjmp() to where the runner started
+ * it, but only from the case's own context.  From an NMI or an interrupt
+ * handler the jump would skip the IRET: NMIs (or the interrupt's APIC
+ * priority) stay blocked on this CPU and in_nmi()/in_irq() stay true.
+ * There the failure is recorded and the assertion returns, acting as an
+ * expectation: the handler goes on.
+ */
 void __kunit_fail_abort(struct kunit *test)
 {
+	if (!in_task()) {
+		printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
+		       test->name, in_nmi() ? "NMI" : "IRQ");
+		return;
+	}
 	longjmp(test->abort_point, 1);
 }
 

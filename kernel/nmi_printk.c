@@ -14,7 +14,10 @@
  *     bytes are in place.
  *   - consumer: whichever CPU holds console_lock; it advances `tail` with a
  *     release store after copying the bytes out.
- * Neither side waits for the other.  A message that does not fit whole is
+ * Neither side waits for the other.  The consumer writes whole lines and
+ * may stop after a budget of bytes (at the end of a line, so a piece never
+ * ends mid-line): printk drains in pieces, giving the console lock up in
+ * between (kernel/printk.c).  A message that does not fit whole is
  * dropped whole (never half a line) and counted in `dropped`, which the
  * boot summary reports.
  */
@@ -24,8 +27,6 @@
 #include "nmi_printk.h"
 #include "serial.h"
 #include "timekeeping.h"
-
-#define NMI_PRINTK_BUF_SIZE 8192   /* a power of two */
 
 struct nmi_printk_buf {
 	unsigned long head;        /* written by the NMI producer */
@@ -64,8 +65,9 @@ void nmi_printk_store(const char *msg, size_t len)
 	__atomic_store_n(&b->head, head + total, __ATOMIC_RELEASE);
 }
 
-void nmi_printk_flush_locked(void)
+bool nmi_printk_flush_locked(size_t budget)
 {
+	size_t written = 0;
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -74,11 +76,21 @@ void nmi_printk_flush_locked(void)
 		unsigned long tail = b->tail;
 
 		while (tail != head) {
-			serial_putc(b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)]);
+			char c = b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)];
+
+			serial_putc(c);
 			tail++;
+			written++;
+			if (c != '\n')
+				continue;
+			/* A line is out: give its room back at once. */
+			__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
+			if (written >= budget)
+				return true;   /* a whole line ends the piece */
 		}
 		__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
 	}
+	return false;
 }
 
 unsigned long nmi_printk_dropped(void)

@@ -8,8 +8,16 @@
 
 /* NMI context: keep a message in this CPU's buffer (never blocks). */
 void nmi_printk_store(const char *msg, size_t len);
-/* Console lock held: write out every CPU's buffered NMI messages. */
-void nmi_printk_flush_locked(void);
+#define NMI_PRINTK_BUF_SIZE 8192   /* per CPU; a power of two */
+#define NMI_PRINTK_FLUSH_ALL ((size_t)-1)
+
+/*
+ * Console lock held (or the kernel dying): write out the CPUs' buffered
+ * NMI lines, whole, until at least `budget` bytes went out
+ * (NMI_PRINTK_FLUSH_ALL: all of them).  True if it stopped for the
+ * budget, so there may be more.
+ */
+bool nmi_printk_flush_locked(size_t budget);
 /* Any normal context: take the console lock and flush. */
 void printk_flush_nmi(void);
 /* Bytes that did not fit in a buffer since boot (should stay 0). */
@@ -18,6 +26,9 @@ unsigned long nmi_printk_dropped(void);
 size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size);
 
 void console_write_locked(const char *msg, size_t len);
+/* The panic path, printk_emergency just set: wait (bounded) until no other
+ * CPU holds the console lock, so the NMI buffers have one reader. */
+void console_emergency_wait(void);
 extern bool printk_emergency;
 
 #endif

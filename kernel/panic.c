@@ -54,8 +54,9 @@ void printk_emergency_begin(void)
 		cpu_halt_forever(); /* another CPU is reporting; its stop NMI
 				     * will still make this one print its state */
 	if (!printk_emergency) {
-		printk_emergency = true;
-		nmi_printk_flush_locked();  /* what NMIs printed before */
+		WRITE_ONCE(printk_emergency, true);
+		console_emergency_wait();  /* a draining CPU ends its piece */
+		nmi_printk_flush_locked(NMI_PRINTK_FLUSH_ALL);  /* what NMIs printed before */
 	}
 }
 
@@ -69,7 +70,7 @@ static void stop_other_cpus_once(void)
 		stopped = true;
 		smp_stop_other_cpus_hook();
 	}
-	nmi_printk_flush_locked();
+	nmi_printk_flush_locked(NMI_PRINTK_FLUSH_ALL);
 }
 
 void panic(const char *fmt, ...)

@@ -9,15 +9,24 @@
  * The time comes from the TSC (tsc.c calibrates it at boot), so stamps work
  * from the first line, in any context, without a timer interrupt.
  *
- * Lock: console_lock serialises the UART between CPUs; taken with IRQs off.
+ * Lock: console_lock serialises the UART between CPUs; taken with IRQs off,
+ * and never held for long: the NMI buffers are drained in pieces of
+ * CONSOLE_DRAIN_PIECE bytes, the lock given up between pieces, and the
+ * UART driver touches this CPU's watchdog for every byte it sends (a slow
+ * line is progress, not a lockup).
  * An NMI must never wait for it (the CPU it interrupted may hold it), so NMI
  * context goes through nmi_printk (kernel/nmi_printk.c) instead: a per-CPU
  * buffer flushed later from normal context.  When the kernel is dying,
  * printk_emergency lets panic() write without the lock: a half-garbled line
- * is better than a silent hang.
+ * is better than a silent hang.  Before it reads the NMI buffers it waits
+ * (at most CONSOLE_EMERGENCY_WAIT_US) for the CPU holding console_lock to
+ * end its piece; every printk that takes the lock after printk_emergency is
+ * set lets it go again without writing.  So a CPU draining a buffer and the
+ * panic never write out the same lines at once.
  */
 #include <kernel.h>
 #include <printk.h>
+#include <smp.h>
 #include <spinlock.h>
 #include <string.h>
 #include "serial.h"
@@ -25,6 +34,20 @@
 #include "nmi_printk.h"
 
 #define PRINTK_LINE_MAX 512
+/*
+ * NMI output written per hold of the console lock: about 22 ms on a
+ * 115200-baud UART (87 us a byte).  Between pieces the lock goes to the
+ * next waiter, so no CPU waits, IRQs off, for more than a piece per CPU
+ * ahead of it, far below the watchdog's seconds.
+ */
+#define CONSOLE_DRAIN_PIECE 256
+/* How long a panic waits for the console lock's holder to finish its
+ * piece before it writes regardless (the holder may be the stuck CPU). */
+#define CONSOLE_EMERGENCY_WAIT_US 1000000
+/* One printk drains at most what every buffer holds at once; what NMIs add
+ * faster than the UART sends waits for the next printk. */
+#define CONSOLE_DRAIN_MAX_PIECES \
+	(NR_CPUS * NMI_PRINTK_BUF_SIZE / CONSOLE_DRAIN_PIECE)
 
 int console_loglevel = LOGLEVEL_DEFAULT;
 bool printk_emergency;
@@ -64,6 +87,45 @@ void console_write_locked(const char *msg, size_t len)
 	}
 }
 
+/*
+ * Take console_lock (IRQs off, the old state in *flags) with the NMI
+ * buffers written out first, a piece at a time, the lock and the IRQ state
+ * given back between pieces.  False, without the lock, once the kernel is
+ * dying: the panicking CPU owns the console and the NMI buffers then (see
+ * console_emergency_wait()).
+ */
+static bool console_lock_drained(unsigned long *flags)
+{
+	unsigned int pieces = 0;
+
+	for (;;) {
+		spin_lock_irqsave(&console_lock, *flags);
+		/* Pairs with console_emergency_wait(): either it sees this
+		 * CPU holding the lock and waits, or this CPU sees the flag. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (READ_ONCE(printk_emergency)) {
+			spin_unlock_irqrestore(&console_lock, *flags);
+			return false;
+		}
+		if (!nmi_printk_flush_locked(CONSOLE_DRAIN_PIECE) ||
+		    ++pieces >= CONSOLE_DRAIN_MAX_PIECES)
+			return true;
+		spin_unlock_irqrestore(&console_lock, *flags);
+		cpu_relax();
+	}
+}
+
+void console_emergency_wait(void)
+{
+	u64 end = rdtsc() + us_to_tsc(CONSOLE_EMERGENCY_WAIT_US);
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* after printk_emergency */
+	if (spin_is_held_by_me(&console_lock))
+		return;   /* we interrupted our own printk: nobody to wait for */
+	while (spin_is_locked(&console_lock) && rdtsc() < end)
+		cpu_relax();
+}
+
 int vprintk_level(int level, const char *fmt, va_list ap)
 {
 	char buf[PRINTK_LINE_MAX];
@@ -90,8 +152,8 @@ int vprintk_level(int level, const char *fmt, va_list ap)
 		nmi_printk_store(buf, (size_t)n);
 		return n;
 	}
-	spin_lock_irqsave(&console_lock, flags);
-	nmi_printk_flush_locked();
+	if (!console_lock_drained(&flags))
+		return n;   /* dying meanwhile: dropped, as above */
 	console_write_locked(buf, (size_t)n);
 	spin_unlock_irqrestore(&console_lock, flags);
 	return n;
@@ -115,7 +177,6 @@ void printk_flush_nmi(void)
 
 	if (in_nmi())
 		return;
-	spin_lock_irqsave(&console_lock, flags);
-	nmi_printk_flush_locked();
-	spin_unlock_irqrestore(&console_lock, flags);
+	if (console_lock_drained(&flags))
+		spin_unlock_irqrestore(&console_lock, flags);
 }

@@ -7,8 +7,12 @@
  * context, an exception or an NMI included.  Register offsets and bits are
  * those of the PC16550D data sheet.  '\n' goes out as "\r\n" so a terminal
  * shows lines properly.  Callers serialise (printk's console lock); the
- * panic path writes without it.
+ * panic path writes without it.  Every byte sent touches this CPU's
+ * hard-lockup watchdog: a slow line is progress.  serial_slow_byte_tsc
+ * (tests only) simulates a slow line.
  */
+#include <compiler.h>
+#include <watchdog.h>
 #include "serial.h"
 #include "../arch/x86_64/cpu.h"
 
@@ -44,11 +48,32 @@ void serial_init(void)
 	outb(COM1_BASE + UART_MCR, UART_MCR_DTR_RTS_OUT2);
 }
 
+u64 serial_slow_byte_tsc;
+static u64 slow_next_byte_tsc;   /* racy without the console lock: harmless */
+
+/* May the next byte go?  The UART's holding register is empty, and with
+ * the test knob the simulated line has finished the previous byte. */
+static bool serial_tx_ready(void)
+{
+	if (!(inb(COM1_BASE + UART_LSR) & UART_LSR_THRE))
+		return false;
+	return !READ_ONCE(serial_slow_byte_tsc) ||
+	       rdtsc() >= READ_ONCE(slow_next_byte_tsc);
+}
+
 static void serial_put_raw(char c)
 {
-	while (!(inb(COM1_BASE + UART_LSR) & UART_LSR_THRE))
+	u64 slow;
+
+	while (!serial_tx_ready())
 		cpu_relax();
 	outb(COM1_BASE + UART_THR, (u8)c);
+	/* A byte out is progress: a long drain with IRQs off is not a lockup
+	 * (a UART that never takes a byte hangs here untouched, and is). */
+	touch_nmi_watchdog();
+	slow = READ_ONCE(serial_slow_byte_tsc);
+	if (slow)
+		WRITE_ONCE(slow_next_byte_tsc, rdtsc() + slow);
 }
 
 void serial_putc(char c)

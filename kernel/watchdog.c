@@ -22,6 +22,10 @@
  * every other CPU so that each prints its registers and backtrace (the
  * stuck one included), and fails the run.
  *
+ * Progress without a tick: touch_nmi_watchdog() stamps this CPU too; the
+ * UART driver calls it for every byte it sends, so a long printk with IRQs
+ * off on a slow line is not a lockup.
+ *
  * Configuration: watchdog_thresh=<seconds> (default 4), nowatchdog.
  * Context: the tick runs in IRQ context, the heartbeat in NMI context; the
  * check takes no lock and writes only watchdog_fired (atomically).
@@ -56,6 +60,21 @@ void watchdog_touch_all(void)
 		WRITE_ONCE(per_cpu(last_tick_tsc, cpu), now);
 }
 
+void touch_nmi_watchdog(void)
+{
+	WRITE_ONCE(per_cpu(last_tick_tsc, smp_processor_id()), rdtsc());
+}
+
+unsigned int watchdog_set_thresh(unsigned int seconds)
+{
+	unsigned int old = watchdog_thresh;
+
+	watchdog_touch_all();
+	WRITE_ONCE(watchdog_thresh, seconds);
+	WRITE_ONCE(thresh_tsc, us_to_tsc((u64)seconds * 1000000));
+	return old;
+}
+
 static void __noreturn hard_lockup(unsigned int cpu, u64 age_tsc,
 				   struct pt_regs *regs)
 {
@@ -81,7 +100,7 @@ static void watchdog_check(struct pt_regs *regs)
 		u64 now = rdtsc();  /* after `last`: never older than it */
 
 		if (!READ_ONCE(percpu_areas[cpu].online) || now < last ||
-		    now - last < thresh_tsc)
+		    now - last < READ_ONCE(thresh_tsc))
 			continue;
 		if (__atomic_exchange_n(&watchdog_fired, true, __ATOMIC_ACQ_REL))
 			return;

@@ -7,7 +7,10 @@
  * which starts with a common 36-byte header.  We look for the "APIC"
  * signature: the Multiple APIC Description Table, whose variable-length
  * entries describe local APICs (one per CPU), local x2APICs, I/O APICs,
- * ISA interrupt source overrides and local APIC NMI wiring.
+ * ISA interrupt source overrides and local APIC NMI wiring.  A CPU whose
+ * APIC id the chosen APIC mode cannot address (above 0xfe in xAPIC mode,
+ * whether it came in an x2APIC entry or not) is dropped with a line naming
+ * the id: an IPI to it would land on another CPU.
  *
  * Where the RSDP comes from, in order: GRUB's multiboot2 ACPI tag (new or
  * old, copied into boot_info), then a scan of the first KiB of the EBDA and
@@ -250,6 +253,16 @@ static void add_cpu(struct acpi_madt_info *out, u32 apic_id, u32 flags)
 		out->nr_cpus_skipped++;
 		return;
 	}
+	if (apic_id > out->max_apic_id) {
+		/* xAPIC mode: `dest << 24` would send its INIT elsewhere. */
+		pr_warn("acpi: CPU with APIC id %u (%#x) skipped: this APIC mode addresses ids up to %#x only%s\n",
+			apic_id, apic_id, out->max_apic_id,
+			out->max_apic_id == XAPIC_MAX_APIC_ID ?
+			" (xAPIC: x2APIC is off or absent)" : "");
+		out->nr_cpus_unreachable++;
+		out->nr_cpus_skipped++;
+		return;
+	}
 	for (i = 0; i < out->nr_cpus; i++) {
 		if (out->cpu_apic_ids[i] == apic_id) {
 			out->nr_cpus_skipped++;   /* a repeated entry */
@@ -333,13 +346,15 @@ static void parse_entry(const struct madt_entry *e, struct acpi_madt_info *out)
 	}
 }
 
-bool acpi_parse_madt(const void *table, struct acpi_madt_info *out)
+bool acpi_parse_madt(const void *table, u32 max_apic_id,
+		     struct acpi_madt_info *out)
 {
 	const struct acpi_madt *madt = table;
 	const u8 *p = (const u8 *)(madt + 1);
 	const u8 *end = (const u8 *)madt + madt->header.length;
 
 	memset(out, 0, sizeof(*out));
+	out->max_apic_id = max_apic_id;
 	if (madt->header.length < sizeof(*madt) ||
 	    acpi_checksum(madt, madt->header.length))
 		return false;
@@ -373,7 +388,7 @@ u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
 	return irq;   /* ISA IRQs are identity-mapped unless overridden */
 }
 
-void acpi_init(void)
+void acpi_init(u32 max_apic_id)
 {
 	const struct acpi_rsdp *rsdp;
 	const struct acpi_table_header *sdt = NULL, *madt;
@@ -406,7 +421,7 @@ void acpi_init(void)
 		pr_warn("acpi: no valid MADT: running on the boot CPU only\n");
 		return;
 	}
-	if (!acpi_parse_madt(madt, &acpi_madt_info)) {
+	if (!acpi_parse_madt(madt, max_apic_id, &acpi_madt_info)) {
 		pr_warn("acpi: the MADT lists no usable CPU: running on the boot CPU only\n");
 		return;
 	}

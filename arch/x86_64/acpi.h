@@ -47,9 +47,12 @@ struct acpi_madt_info {
 	const char *source;          /* where the RSDP was found */
 	u32 lapic_phys;              /* the local APICs' MMIO address */
 	u32 madt_flags;
+	u32 max_apic_id;             /* what the parse was asked to accept */
 	unsigned int nr_cpus;        /* enabled CPUs, duplicates removed */
 	u32 cpu_apic_ids[NR_CPUS];   /* in MADT order */
-	unsigned int nr_cpus_skipped; /* disabled, duplicate, or beyond NR_CPUS */
+	unsigned int nr_cpus_skipped; /* disabled, duplicate, unreachable, or
+					 beyond NR_CPUS */
+	unsigned int nr_cpus_unreachable; /* APIC id above max_apic_id */
 	unsigned int nr_ioapics;
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
 	unsigned int nr_overrides;
@@ -60,11 +63,22 @@ struct acpi_madt_info {
 
 extern struct acpi_madt_info acpi_madt_info;
 
-void acpi_init(void);
+/* max_apic_id: as for acpi_parse_madt(), from the APIC mode. */
+void acpi_init(u32 max_apic_id);
 /* Sum of `len` bytes modulo 256; a valid ACPI structure sums to 0. */
 u8 acpi_checksum(const void *p, size_t len);
-/* Parse a MADT at `madt` (exposed for the tests' fabricated tables). */
-bool acpi_parse_madt(const void *madt, struct acpi_madt_info *out);
+/*
+ * The largest APIC id the kernel can send an IPI to, by APIC mode: xAPIC
+ * destinations are 8 bits and 0xff is the broadcast (SDM vol. 3A, 11.6.1),
+ * x2APIC ones 32 bits with 0xffffffff the broadcast (11.12.9).
+ */
+#define XAPIC_MAX_APIC_ID  0xfeu
+#define X2APIC_MAX_APIC_ID 0xfffffffeu
+
+/* Parse a MADT at `madt` (exposed for the tests' fabricated tables); a
+ * CPU whose APIC id is above max_apic_id is skipped with a message. */
+bool acpi_parse_madt(const void *madt, u32 max_apic_id,
+		     struct acpi_madt_info *out);
 /* The GSI and flags of ISA IRQ `irq` after the overrides. */
 u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags);
 

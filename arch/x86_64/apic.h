@@ -14,6 +14,9 @@
  * destination) it found, so the code it interrupted, which may have written
  * ICR_HIGH but not yet ICR_LOW, still sends where it meant to.  Normal
  * context sends with IRQs off, so only an NMI can come between the writes.
+ * The NMI restores ICR_HIGH only after its own IPI has left (delivery
+ * status clear), since the APIC may read the destination until then.
+ * Every wait for an idle ICR is bounded (10 ms); a timeout is a WARNING.
  */
 #ifndef ARCH_X86_64_APIC_H
 #define ARCH_X86_64_APIC_H
@@ -88,7 +91,9 @@ DECLARE_PER_CPU(unsigned long, apic_timer_ticks);
 extern u32 apic_timer_ticks_per_ms;   /* after the divide-by-16 */
 #define APIC_TIMER_HZ 100
 
-/* Boot CPU: choose the mode, map the MMIO page, mask the PIC. */
+/* Boot CPU, first: choose the mode (sets x2apic_mode). */
+void apic_choose_mode(void);
+/* Boot CPU, after the MADT: map the MMIO page, mask the PIC. */
 void apic_init_boot(phys_addr_t madt_lapic_addr);
 /* Every CPU: enable its local APIC in the chosen mode. */
 void apic_setup_this_cpu(void);
@@ -106,6 +111,30 @@ void apic_send_ipi(u32 dest_apic_id, u32 icr_low);
 void apic_send_self_ipi(u8 vector);
 /* Wait for the previous IPI to leave (xAPIC); false on timeout. */
 bool apic_wait_icr_idle(void);
+
+/*
+ * The xAPIC send itself, over accessors for the ICR and a clock, so that a
+ * test (tests/kernel/apic_test.c) can run it against a fake APIC whose
+ * "send pending" bit lasts, or never clears.  apic_send_ipi() passes the
+ * real registers and the TSC.
+ */
+struct xapic_icr_ops {
+	u32 (*read)(u32 reg);
+	void (*write)(u32 reg, u32 v);
+	u64 (*clock)(void);      /* TSC units */
+};
+
+/* Does the send put back the ICR_HIGH it found?  (Only an NMI must.) */
+enum icr_high_policy {
+	ICR_HIGH_LEAVE,
+	ICR_HIGH_RESTORE,
+};
+
+bool xapic_wait_icr_idle_ops(const struct xapic_icr_ops *ops);
+void xapic_send_ipi_ops(const struct xapic_icr_ops *ops, u32 dest,
+			u32 icr_low, enum icr_high_policy policy);
+/* Waits for an idle ICR that timed out (each one printed a WARNING). */
+extern unsigned long apic_icr_timeouts;
 
 /* Timer: calibrate once (boot CPU), then start the periodic tick per CPU. */
 void apic_timer_calibrate(void);

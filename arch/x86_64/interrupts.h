@@ -34,6 +34,8 @@ irq_handler_t get_irq_handler(unsigned int vector);
 
 /* The NMI entry point, set by arch/x86_64/nmi.c. */
 extern void (*nmi_entry_handler)(struct pt_regs *regs);
+/* NMIs that came before nmi_init() installed it: reported and ignored. */
+extern unsigned long nmis_before_init;
 
 /*
  * Vector 1 (#DB), NULL unless a test traces code (traps.c head comment).

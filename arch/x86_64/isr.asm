@@ -13,6 +13,23 @@
 ;
 ; GS is never swapped: everything runs in ring 0 and the GS base always
 ; points at this CPU's per-CPU area, so even an NMI can use it at once.
+;
+; The rule that keeps NMIs from nesting.  The CPU blocks further NMIs from
+; NMI delivery until the next IRETQ, any IRETQ (SDM vol. 3A, 6.7.1).  So
+; nothing that runs inside an NMI may end in an IRETQ of its own: no
+; exception that returns, and no interrupt (IF is clear throughout).  Today
+; every exception except #DB ends in panic(), and #DB cannot happen inside
+; an NMI: only single-step tracing (TF) raises it, no code sets debug
+; registers, and NMI delivery clears TF.  If that IRETQ ran, NMIs would be
+; open again on the NMI's own IST stack, and a second NMI would start at the
+; same IST1 top and overwrite the first one's frame: the return to the
+; interrupted code would be lost.  Whoever adds an exception that returns
+; (a recoverable #PF, int3 breakpoints, hardware watchpoints) must first
+; solve what Linux's entry_64.S solves for that: detect the nested NMI
+; (a "NMI executing" flag on the stack), copy the frame out of the IST
+; area, and repeat the NMI on the way out (or return with a non-IRET
+; sequence).  A KUNIT_ASSERT in an NMI returns rather than longjmp for the
+; same reason (kernel/kunit.c).
 
 extern interrupt_dispatch
 global isr_stub_table

@@ -36,6 +36,7 @@
  * handler only costs that wait.
  */
 #include <kernel.h>
+#include <kunit.h>
 #include <nmi.h>
 #include <printk.h>
 #include <smp.h>
@@ -175,9 +176,21 @@ void unregister_nmi_handler(unsigned int type, const char *name)
 
 /* The SDM (vol. 3A, 11.6.1) forbids the self shorthand with delivery mode
  * NMI, so every NMI is addressed to an APIC id, our own included. */
-void nmi_send(unsigned int cpu)
+/*
+ * Only to an online CPU: one that is not has no APIC id recorded (0 would
+ * reach the boot CPU), or has no IDT yet (an NMI would triple-fault it).
+ * A refusal is a WARNING: whoever asked has a bug.
+ */
+bool nmi_send(unsigned int cpu)
 {
+	if (cpu >= NR_CPUS || !READ_ONCE(percpu_areas[cpu].online)) {
+		kunit_print_report(LOGLEVEL_WARNING,
+				   "WARNING: nmi_send(%u): that CPU is not online; no NMI sent",
+				   cpu);
+		return false;
+	}
 	apic_send_ipi(per_cpu(percpu_areas, cpu).apic_id, APIC_DM_NMI);
+	return true;
 }
 
 void nmi_send_self(void)

@@ -3,7 +3,9 @@
  *
  * smp_init() runs once on the boot CPU (BSP), after paging and before the
  * self-tests:
- *   1. acpi_init(): the CPUs (APIC ids) and interrupt wiring from the MADT;
+ *   1. apic_choose_mode(), then acpi_init(): the CPUs (APIC ids) and
+ *      interrupt wiring from the MADT, without the CPUs whose APIC id the
+ *      chosen mode cannot address (above 0xfe in xAPIC mode);
  *   2. the BSP's local APIC (x2APIC or xAPIC), the PIC masked, the vectors
  *      of the timer and of the IPIs installed, the APIC timer calibrated
  *      and ticking, IRQs enabled;
@@ -15,7 +17,9 @@
  * CPU numbers are dense (0 = BSP, then the order the APs answered); APIC
  * ids are whatever the MADT says (QEMU's -smp 6,sockets=2,cores=3 gives
  * 0,1,2,4,5,6) and live in percpu->apic_id.  The MADT parser has already
- * dropped repeated and disabled entries.
+ * dropped repeated and disabled entries, and ids out of the mode's reach
+ * (`dest << 24` would truncate them: 0xff is the broadcast, 0x100 the
+ * boot CPU, and INIT would reset it).
  *
  * The handshake with an AP: the BSP writes the trampoline data (page
  * tables, stack, entry point) and `ap_booting_cpu`/`ap_expected_apic_id`,
@@ -336,7 +340,8 @@ static void nmi_boot_check(void)
 
 void smp_init(void)
 {
-	acpi_init();
+	apic_choose_mode();
+	acpi_init(x2apic_mode ? X2APIC_MAX_APIC_ID : XAPIC_MAX_APIC_ID);
 	apic_init_boot(acpi_madt_info.valid ? acpi_madt_info.lapic_phys : 0);
 	nmi_init();
 	register_nmi_handler(NMI_LOCAL, watchdog_nmi, "watchdog");

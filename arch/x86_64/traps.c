@@ -9,7 +9,8 @@
  * panic() ends the run with a failure status the test harness recognises.
  *
  * Vector 2, the NMI, is not an error: it goes to nmi_entry_handler (nmi.c),
- * which keeps the per-CPU nesting count behind in_nmi().  Vector 1, #DB,
+ * which keeps the per-CPU nesting count behind in_nmi(); one that comes
+ * before nmi_init() installed it is reported in a line and ignored.  Vector 1, #DB,
  * goes to debug_exception_handler when a test installed one (single-step
  * tracing, tests/kernel/singlestep_test.c); otherwise it is fatal too.
  * #DB has no IST stack: everything runs in ring 0 on a valid stack, so the
@@ -63,6 +64,7 @@ static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
 
 static irq_handler_t irq_handlers[256];
 void (*nmi_entry_handler)(struct pt_regs *regs);
+unsigned long nmis_before_init;
 void (*debug_exception_handler)(struct pt_regs *regs);
 
 void set_irq_handler(unsigned int vector, irq_handler_t handler)
@@ -159,17 +161,34 @@ static __noreturn void die(struct pt_regs *regs)
 	panic("fatal exception: %s", name);
 }
 
+/*
+ * An NMI before nmi_init() (firmware, a board watchdog, a stray LINT1):
+ * as Linux does with an NMI nobody claims, say so and go on.  It counts as
+ * NMI context (in_nmi()), so the line goes to this CPU's NMI buffer and
+ * the console lock the interrupted code may hold is never touched.
+ */
+static void nmi_before_init(struct percpu *pc, struct pt_regs *regs)
+{
+	pc->nmi_nesting++;
+	__atomic_fetch_add(&nmis_before_init, 1, __ATOMIC_RELAXED);
+	pr_warn("NMI on cpu%u at %#lx before the NMI handlers were installed (nmi_init): ignored\n",
+		smp_processor_id(), (unsigned long)regs->rip);
+	pc->nmi_nesting--;
+}
+
 void interrupt_dispatch(struct pt_regs *regs)
 {
 	unsigned int vec = (unsigned int)regs->vector;
 	struct percpu *pc = this_cpu();
 
 	if (vec == VEC_NMI) {
-		if (nmi_entry_handler) {
-			nmi_entry_handler(regs);
-			return;
-		}
-		die(regs);
+		void (*entry)(struct pt_regs *) = READ_ONCE(nmi_entry_handler);
+
+		if (entry)
+			entry(regs);
+		else
+			nmi_before_init(pc, regs);
+		return;
 	}
 	if (vec == VEC_DEBUG && debug_exception_handler) {
 		debug_exception_handler(regs);

@@ -282,3 +282,96 @@ static struct kunit_suite broken_stack_overflow = {
 	.test_cases = broken_stack_overflow_cases,
 };
 kunit_test_suite(broken_stack_overflow);
+
+/*
+ * broken_panic_during_drain: cpu1 drains its NMI buffer (numbered lines)
+ * to a slow UART under the console lock, IRQs off, and cpu0 panics halfway
+ * through.  The panic must not read the NMI buffers while cpu1 still
+ * writes them out: it waits (bounded) for the console lock's holder to end
+ * its piece.  The harness (run_panic_during_drain in run_tests.py) requires
+ * one panic and every numbered line exactly once, whole.
+ */
+#include <cpu_work.h>
+#include <irqflags.h>
+#include <nmi.h>
+#include "../../arch/x86_64/cpu.h"
+#include "../../kernel/nmi_printk.h"
+#include "../../kernel/serial.h"
+#include "../../kernel/timekeeping.h"
+
+#define DRAIN_NMI_LINES   48      /* run_tests.py: PANIC_DRAIN_LINES */
+#define DRAIN_BYTE_US     100     /* about 0.5 s for the 5 KiB */
+#define DRAIN_GUARD_US    30000000
+#define DRAIN_PEEK_SIZE   8192
+
+static bool drain_print_armed, drain_printed, drain_started;
+static char drain_peek[DRAIN_PEEK_SIZE];
+
+static int drain_nmi(unsigned int type, struct pt_regs *regs)
+{
+	unsigned int i;
+
+	(void)type;
+	(void)regs;
+	if (smp_processor_id() != 1 ||
+	    !__atomic_exchange_n(&drain_print_armed, false, __ATOMIC_ACQ_REL))
+		return NMI_DONE;
+	for (i = 0; i < DRAIN_NMI_LINES; i++)
+		pr_info("broken_drain: NMI line %2u of %u, padded so that the lines fill the buffer well\n",
+			i, DRAIN_NMI_LINES);
+	__atomic_store_n(&drain_printed, true, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+static void drain_or_panic(void *info)
+{
+	u64 end = rdtsc() + us_to_tsc(DRAIN_GUARD_US);
+	unsigned long flags;
+	size_t full;
+
+	(void)info;
+	if (smp_processor_id() == 1) {
+		flags = local_irq_save();
+		__atomic_store_n(&drain_print_armed, true, __ATOMIC_RELEASE);
+		nmi_send_self();
+		while (!__atomic_load_n(&drain_printed, __ATOMIC_ACQUIRE) &&
+		       rdtsc() < end)
+			cpu_relax();
+		WRITE_ONCE(serial_slow_byte_tsc, us_to_tsc(DRAIN_BYTE_US));
+		__atomic_store_n(&drain_started, true, __ATOMIC_RELEASE);
+		pr_info("broken_drain: cpu1 has drained its NMI buffer\n");
+		local_irq_restore(flags);
+		return;
+	}
+	if (smp_processor_id() != 0)
+		return;
+	while (!__atomic_load_n(&drain_started, __ATOMIC_ACQUIRE) &&
+	       rdtsc() < end)
+		cpu_relax();
+	/* Halfway: less than half of it is left unwritten. */
+	full = nmi_printk_peek(1, drain_peek, sizeof(drain_peek));
+	while (nmi_printk_peek(1, drain_peek, sizeof(drain_peek)) > full / 2 &&
+	       rdtsc() < end)
+		cpu_relax();
+	panic("broken_panic_during_drain: a panic while cpu1 drains to a slow UART");
+}
+
+static void panic_while_another_cpu_drains(struct kunit *test)
+{
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	register_nmi_handler(NMI_LOCAL, drain_nmi, "broken_drain");
+	on_each_cpu_task(drain_or_panic, NULL);
+	KUNIT_FAIL(test, "no panic");
+}
+
+static struct kunit_case broken_panic_during_drain_cases[] = {
+	KUNIT_CASE(panic_while_another_cpu_drains),
+	{}
+};
+
+static struct kunit_suite broken_panic_during_drain = {
+	.name = "broken_panic_during_drain",
+	.test_cases = broken_panic_during_drain_cases,
+};
+kunit_test_suite(broken_panic_during_drain);

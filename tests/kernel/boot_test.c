@@ -191,6 +191,28 @@ static void test_filter_selects_this_suite(struct kunit *test)
 						    NULL));
 }
 
+/*
+ * A corrupt frame pointer into a stack guard page (unmapped) must end the
+ * walk, not fault: the walk runs in crash reports and NMIs.  The fake
+ * frame holds a return address and a saved rbp that points into this
+ * CPU's NMI stack guard; a second walk starts right inside it.
+ */
+static unsigned long fake_frame[2];
+
+static void backtrace_stops_at_a_guard_page(struct kunit *test)
+{
+	unsigned long guard =
+		(unsigned long)cpu_stacks[smp_processor_id()].guard_nmi;
+
+	fake_frame[0] = guard + PAGE_SIZE / 2;
+	fake_frame[1] = (unsigned long)kernel_main + 1;
+	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_,
+					     (unsigned long)fake_frame), 1);
+	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + 8), 0);
+	/* The last 16 bytes below the guard's top straddle into the stack. */
+	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + PAGE_SIZE - 8), 0);
+}
+
 static struct kunit_case boot_cases[] = {
 	KUNIT_CASE(text_is_executable_and_read_only),
 	KUNIT_CASE(rodata_is_read_only_and_nx),
@@ -201,6 +223,7 @@ static struct kunit_case boot_cases[] = {
 	KUNIT_CASE(direct_map_covers_usable_memory),
 	KUNIT_CASE(gs_base_points_at_this_cpu),
 	KUNIT_CASE(kallsyms_names_functions),
+	KUNIT_CASE(backtrace_stops_at_a_guard_page),
 	KUNIT_CASE(printk_formats_like_c),
 	KUNIT_CASE(memory_map_was_read),
 	KUNIT_CASE(test_filter_selects_this_suite),

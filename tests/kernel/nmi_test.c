@@ -480,6 +480,98 @@ static void unregister_waits_for_a_running_handler(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(slow_entered));
 }
 
+/* ---- an NMI to a CPU that is not online is refused ---- */
+
+/* Its per-CPU area has APIC id 0 (never filled in): the NMI would reach
+ * the boot CPU, and one to an AP before its IDT loads (or a CPU parked
+ * after a failed start) would triple-fault the machine. */
+static void nmi_send_refuses_a_cpu_that_is_not_online(struct kunit *test)
+{
+	kunit_expect_report(test, "is not online");
+	KUNIT_EXPECT_FALSE(test, nmi_send(nr_cpu_ids));   /* never came up */
+	KUNIT_EXPECT_FALSE(test, nmi_send(NR_CPUS));      /* no such CPU */
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(smp_processor_id()));
+}
+
+/* ---- an NMI before nmi_init() is reported and ignored ---- */
+
+/* As if it came between idt_init() and nmi_init() at boot (firmware or a
+ * board's watchdog may send one): the entry point is not installed yet. */
+static void an_nmi_before_nmi_init_is_reported_and_ignored(struct kunit *test)
+{
+	void (*entry)(struct pt_regs *) = nmi_entry_handler;
+	unsigned long before = READ_ONCE(nmis_before_init);
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_GUARD_US);
+	unsigned long flags = local_irq_save();
+
+	WRITE_ONCE(nmi_entry_handler, NULL);
+	nmi_send_self();
+	while (READ_ONCE(nmis_before_init) == before && rdtsc() < end)
+		cpu_relax();
+	WRITE_ONCE(nmi_entry_handler, entry);
+	local_irq_restore(flags);
+	printk_flush_nmi();
+	KUNIT_EXPECT_GT(test, READ_ONCE(nmis_before_init), before);
+	KUNIT_EXPECT_FALSE(test, in_nmi());
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(smp_processor_id()));
+}
+
+/* ---- KUNIT_ASSERT in an NMI handler ---- */
+
+/*
+ * An assertion that fails in an NMI cannot abandon the case: its longjmp()
+ * would leave the NMI without IRET (NMIs blocked on this CPU for good) and
+ * in_nmi() true.  It must record the failure and let the handler go on.
+ * The handler asserts on a private struct kunit, so the case itself can
+ * pass and check what happened to it.
+ */
+static struct kunit nmi_assert_probe;
+static bool nmi_assert_armed[NR_CPUS];
+static bool nmi_assert_went_on[NR_CPUS];
+static bool nmi_assert_holds;   /* false: the assertion fails */
+
+static int nmi_assert_handler(unsigned int type, struct pt_regs *regs)
+{
+	unsigned int me = smp_processor_id();
+
+	(void)type;
+	(void)regs;
+	if (!__atomic_exchange_n(&nmi_assert_armed[me], false, __ATOMIC_ACQ_REL))
+		return NMI_DONE;
+	KUNIT_ASSERT_TRUE(&nmi_assert_probe, READ_ONCE(nmi_assert_holds));
+	__atomic_store_n(&nmi_assert_went_on[me], true, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+static void kunit_assert_in_an_nmi_does_not_leave_it(struct kunit *test)
+{
+	unsigned int me = smp_processor_id();
+	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_GUARD_US);
+	volatile bool landed = false;
+
+	memset(&nmi_assert_probe, 0, sizeof(nmi_assert_probe));
+	nmi_assert_probe.name = "nmi_assert_probe";
+	nmi_assert_went_on[me] = false;
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, nmi_assert_handler,
+						   "nmi_assert"), 0);
+	if (setjmp(nmi_assert_probe.abort_point) == 0) {
+		__atomic_store_n(&nmi_assert_armed[me], true, __ATOMIC_RELEASE);
+		nmi_send_self();
+		while (!__atomic_load_n(&nmi_assert_went_on[me], __ATOMIC_ACQUIRE) &&
+		       rdtsc() < end)
+			cpu_relax();
+	} else {
+		landed = true;   /* the old way: out of the NMI, no IRET */
+	}
+	unregister_nmi_handler(NMI_LOCAL, "nmi_assert");
+	KUNIT_EXPECT_FALSE(test, in_nmi());
+	KUNIT_EXPECT_FALSE(test, landed);
+	KUNIT_EXPECT_TRUE(test, nmi_assert_went_on[me]);
+	KUNIT_EXPECT_EQ(test, nmi_assert_probe.status, KUNIT_FAILURE);
+	KUNIT_EXPECT_TRUE(test, nmi_round_trip(me));   /* NMIs still open */
+}
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_context_is_visible_and_on_ist),
 	KUNIT_CASE(every_cpu_nmis_every_cpu_exactly),
@@ -488,6 +580,9 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_printk_keeps_every_line_whole),
 	KUNIT_CASE(irq_work_queued_in_nmi_runs_after_it),
 	KUNIT_CASE(unregister_waits_for_a_running_handler),
+	KUNIT_CASE(nmi_send_refuses_a_cpu_that_is_not_online),
+	KUNIT_CASE(an_nmi_before_nmi_init_is_reported_and_ignored),
+	KUNIT_CASE(kunit_assert_in_an_nmi_does_not_leave_it),
 	{}
 };
 

@@ -9,7 +9,8 @@
  *               CPUs asked for, exactly once, in IRQ context;
  *   irq_work  - irq_work runs on the queueing CPU, in IRQ context, once;
  *   acpi_madt - the MADT parser on fabricated tables (duplicates, disabled
- *               entries, x2APIC entries, a bad checksum).
+ *               entries, x2APIC entries, ids xAPIC mode cannot address, a
+ *               bad checksum).
  * Every check works for any CPU count, SMP=1 included.
  */
 #include <cpumask.h>
@@ -377,7 +378,7 @@ static void madt_skips_duplicates_and_disabled_cpus(struct kunit *test)
 	n += put_x2apic(m.entries + n, 300, 1);      /* beyond 8 bits */
 	n += put_override(m.entries + n, 0, 2, 0);
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 3);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 0);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[1], 4);
@@ -388,6 +389,35 @@ static void madt_skips_duplicates_and_disabled_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parsed.lapic_phys, 0xfee00000);
 }
 
+/* xAPIC mode addresses 8-bit ids, 0xff being the broadcast: a CPU beyond
+ * that (an x2APIC entry, or any id above 0xfe) must not be started. */
+static void madt_in_xapic_mode_drops_ids_above_0xfe(struct kunit *test)
+{
+	static struct fake_madt m;
+	size_t n = 0;
+
+	memset(&m, 0, sizeof(m));
+	n += put_lapic(m.entries + n, 0, 0, 1);
+	n += put_x2apic(m.entries + n, 0xff, 1);     /* the broadcast */
+	n += put_x2apic(m.entries + n, 0x100, 1);    /* would be id 0 */
+	n += put_x2apic(m.entries + n, 300, 1);
+	n += put_lapic(m.entries + n, 1, 0xff, 1);   /* 8 bits, still 0xff */
+	n += put_x2apic(m.entries + n, 0xfe, 1);     /* reachable: kept */
+	seal(&m, n);
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, XAPIC_MAX_APIC_ID, &parsed));
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 2);
+	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 0);
+	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[1], 0xfe);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_skipped, 4);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_unreachable, 4);
+	/* The same table in x2APIC mode keeps every CPU (0xff only once: the
+	 * second is a repeated id). */
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 5);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_skipped, 1);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_unreachable, 0);
+}
+
 static void madt_with_a_bad_checksum_is_refused(struct kunit *test)
 {
 	static struct fake_madt m;
@@ -396,9 +426,9 @@ static void madt_with_a_bad_checksum_is_refused(struct kunit *test)
 	memset(&m, 0, sizeof(m));
 	n += put_lapic(m.entries + n, 0, 0, 1);
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
 	m.entries[3] ^= 1;   /* one bit flipped after sealing */
-	KUNIT_EXPECT_FALSE(test, acpi_parse_madt(&m, &parsed));
+	KUNIT_EXPECT_FALSE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
 	KUNIT_EXPECT_FALSE(test, parsed.valid);
 }
 
@@ -413,7 +443,7 @@ static void madt_with_a_truncated_entry_stops_cleanly(struct kunit *test)
 	m.entries[n + 1] = 0;   /* a zero-length entry would loop forever */
 	n += 2;
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 1);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 7);
 }
@@ -429,6 +459,7 @@ static void the_real_madt_was_found(struct kunit *test)
 
 static struct kunit_case acpi_madt_cases[] = {
 	KUNIT_CASE(madt_skips_duplicates_and_disabled_cpus),
+	KUNIT_CASE(madt_in_xapic_mode_drops_ids_above_0xfe),
 	KUNIT_CASE(madt_with_a_bad_checksum_is_refused),
 	KUNIT_CASE(madt_with_a_truncated_entry_stops_cleanly),
 	KUNIT_CASE(the_real_madt_was_found),
