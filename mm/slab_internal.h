@@ -258,9 +258,11 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
  * stride from one multiplication: for a 32-bit n and c = 1 + (2^64 - 1) / d,
  * d divides n exactly when n * c (mod 2^64) < c (Lemire, Kaser and Kurz,
  * "Faster remainder by direct computation", 2019).  About eight
- * instructions, no division.  A slab's unused tail is always shorter than
- * a stride (calculate_order() refuses a cache otherwise), so a pointer
- * that passes is an object's first byte.
+ * instructions, no division.  The unused tail after the last object
+ * starts at a multiple of the stride too (objects * size), so the offset
+ * must also lie below it: the tail is shorter than a stride
+ * (calculate_order() refuses a cache otherwise), so a pointer that passes
+ * both is an object's first byte.
  */
 static __always_inline bool stride_divides(const struct kmem_cache *s,
 					   u32 offset)
@@ -276,9 +278,10 @@ static __always_inline bool slab_object_start(const struct kmem_cache *s,
 	unsigned long pages = (unsigned long)
 		(pfn_to_page(__pa_direct(object) >> PAGE_SHIFT) - slab);
 
-	return stride_divides(s, (u32)((pages << PAGE_SHIFT) |
-				       ((unsigned long)object &
-					(PAGE_SIZE - 1))));
+	u32 offset = (u32)((pages << PAGE_SHIFT) |
+			   ((unsigned long)object & (PAGE_SIZE - 1)));
+
+	return offset < s->objects * s->size && stride_divides(s, offset);
 }
 
 /* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */

@@ -640,6 +640,51 @@ static void free_of_the_slab_tail_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, quiesced_pages(), before);
 }
 
+/* Bytes of the slab past its last object (the unused tail). */
+static unsigned long slab_tail_bytes(const struct kmem_cache *s)
+{
+	return (PAGE_SIZE << s->order) - (unsigned long)s->objects * s->size;
+}
+
+/*
+ * The same through the sheaf fast paths (found by an outside review):
+ * the tail starts at objects * size, a multiple of the stride, so a
+ * check of divisibility alone let kfree() of it into the sheaf, and the
+ * next kmalloc(96) handed out an "object" overhanging the slab.
+ */
+static void kfree_of_the_slab_tail_is_refused(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 96, 192 };
+	unsigned long reports;
+	struct kmem_cache *s;
+	unsigned int i;
+	char *a, *b, *tail;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s = kmalloc_slab(sizes[i]);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		if (!slab_tail_bytes(s))
+			continue;      /* this geometry (slub_debug=) has none */
+		a = kmalloc(sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		tail = (char *)page_address(virt_to_slab(a)) +
+		       (unsigned long)s->objects * s->size;
+		reports = slab_reports;
+		slab_report_count_only = true;
+		KUNIT_EXPECT_REPORT(test, "not the start of an object",
+				    kfree(tail));
+		KUNIT_EXPECT_REPORT(test, "not the start of an object",
+				    kfree_nolock(tail));
+		slab_report_count_only = false;
+		KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
+		b = kmalloc(sizes[i], GFP_KERNEL);
+		KUNIT_EXPECT_PTR_NE(test, b, tail);
+		if (b != tail)
+			kfree(b);
+		kfree(a);
+	}
+}
+
 static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(kmalloc_red_zone_survives_deferred_free),
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
@@ -655,6 +700,7 @@ static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(double_free_behind_the_head),
 	KUNIT_CASE(double_free_after_a_stray_write),
 	KUNIT_CASE(free_of_the_slab_tail_is_refused),
+	KUNIT_CASE(kfree_of_the_slab_tail_is_refused),
 	{}
 };
 
