@@ -421,6 +421,27 @@ static void pcp_high_mark_gives_a_batch_back(struct kunit *test)
 	expect_whole_again(test);
 }
 
+/* The same bound when the pages come back through free_pages_nolock(),
+ * whose list add gives a batch back only if it can trylock the zone. */
+static void nolock_free_keeps_the_pcp_high_mark(struct kunit *test)
+{
+	static struct page *pages[PCP_HIGH + 8];
+	unsigned int i;
+
+	boot_clean_arena(test);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = alloc_pages_node(0, GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+	}
+	drain_all_pages();
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		free_pages_nolock(pages[i], 0);
+		KUNIT_EXPECT_LE(test, dma32()->pcp[0].count, PCP_HIGH);
+	}
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), CLEAN_PAGES);
+	expect_whole_again(test);
+}
+
 /* Page poisoning checks every page of a block: a write into the last
  * page of a freed order-2 block is reported when the block comes back. */
 #define POISON_ORDER 2
@@ -443,6 +464,44 @@ static void poison_is_checked_in_every_page(struct kunit *test)
 	if (q)
 		__free_pages(q, POISON_ORDER);
 	page_poisoning = false;
+	expect_whole_again(test);
+}
+
+/*
+ * The halves a split gives back are poisoned blocks too: free a whole
+ * MAX_ORDER block with poisoning on, take one page of it (the buddy splits
+ * the block), write into the free upper half, and the write is reported
+ * when that half is handed out.  The per-CPU lists are off so that every
+ * order comes straight from the buddy and the split is the one expected.
+ */
+static void poison_survives_a_split(struct kunit *test)
+{
+	struct page *big, *other, *small, *upper, *q;
+	u8 *data;
+
+	boot_clean_arena(test);
+	zone_pcp_disable(dma32());
+	page_poisoning = true;
+	big = alloc_pages_node(0, GFP_KERNEL, MAX_ORDER);
+	other = alloc_pages_node(0, GFP_KERNEL, MAX_ORDER);  /* the other one */
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	__free_pages(big, MAX_ORDER);      /* poisoned, as one block */
+	small = alloc_pages_node(0, GFP_KERNEL, 0);
+	KUNIT_EXPECT_PTR_EQ(test, small, big);
+	upper = big + (1ul << (MAX_ORDER - 1));
+	data = page_address(upper);
+	data[PAGE_SIZE - 1] = 0x55;
+	KUNIT_EXPECT_REPORT(test, "page poison overwritten",
+			    q = alloc_pages_node(0, GFP_KERNEL, MAX_ORDER - 1));
+	KUNIT_EXPECT_PTR_EQ(test, q, upper);
+	if (q)
+		__free_pages(q, MAX_ORDER - 1);
+	if (small)
+		__free_pages(small, 0);
+	__free_pages(other, MAX_ORDER);
+	page_poisoning = false;
+	zone_pcp_enable(dma32());
 	expect_whole_again(test);
 }
 
@@ -857,6 +916,8 @@ kunit_test_suite(buddy_host_suite);
 
 static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(poison_is_checked_in_every_page),
+	KUNIT_CASE(poison_survives_a_split),
+	KUNIT_CASE(nolock_free_keeps_the_pcp_high_mark),
 	KUNIT_CASE(nolock_alloc_works_and_zeroes),
 	KUNIT_CASE(nolock_alloc_fails_when_a_lock_is_held),
 	KUNIT_CASE(nolock_free_defers_and_next_free_drains),

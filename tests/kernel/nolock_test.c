@@ -41,6 +41,7 @@
 #include <smp.h>
 #include <string.h>
 #include "../../mm/slab_internal.h"
+#include "buddy_drought.h"
 
 #ifdef HOST_TEST
 int slab_test_env_init(void);
@@ -584,6 +585,60 @@ static void fresh_slab_after_failed_trylock(struct kunit *test)
 }
 
 /* ===================================================================== */
+/* Why it failed: the sheaf was busy, not the memory gone                */
+/* ===================================================================== */
+
+/*
+ * With this CPU's sheaf lock held by the code the NMI interrupted and the
+ * slabs out of memory (no partial slab, the buddy dry, list_lock free),
+ * the any-context allocation gives NULL and says "busy": the sheaf it
+ * could not look into may well have held an object, so the caller must
+ * not conclude that memory ran out (kmalloc_nolock() counts obj_alloc_busy
+ * rather than obj_alloc_nomem from this answer).
+ */
+static bool busy_answer;
+
+static void alloc_from_hook_cache_busy(void)
+{
+	hook_object = slab_alloc_nolock(hook_cache, 0, &busy_answer,
+					_THIS_IP_);
+}
+
+static void busy_sheaf_and_no_memory_says_busy(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = 4 };
+	unsigned long before = quiesced_free_pages(), flags;
+	local_trylock_t *sheaf_lock;
+	LIST_HEAD(taken);
+	struct kmem_cache *s;
+	bool ran;
+
+	s = kmem_cache_create_args("test_nolock_busy", 128, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (!cache_has_sheaves(s)) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+	}
+	hook_cache = s;
+	sheaf_lock = &s->cpu_sheaves[smp_processor_id()].lock;
+	exhaust_buddy(&taken);
+	BUG_ON(!local_trylock_irqsave(sheaf_lock, flags));
+	ran = run_in_nmi(alloc_from_hook_cache_busy);
+	local_unlock_irqrestore(sheaf_lock, flags);
+	release_buddy(&taken);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_NULL(test, hook_object);
+	KUNIT_EXPECT_TRUE(test, busy_answer);
+	/* The sheaf lock free again, the same call works. */
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(alloc_from_hook_cache_busy));
+	KUNIT_EXPECT_NOT_NULL(test, hook_object);
+	if (hook_object)
+		kmem_cache_free(s, hook_object);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
 /* Hazard 5: a debug cache fails when its lock is held, and never loops  */
 /* ===================================================================== */
 
@@ -1086,6 +1141,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(sheaf_and_list_lock_held),
 	KUNIT_CASE(deferred_link_is_encoded),
 	KUNIT_CASE(fresh_slab_after_failed_trylock),
+	KUNIT_CASE(busy_sheaf_and_no_memory_says_busy),
 	KUNIT_CASE(debug_cache_fails_cleanly),
 	KUNIT_CASE(nmi_while_lock_dropped_for_refill),
 	KUNIT_CASE(nmi_while_lock_dropped_for_empty_sheaf),

@@ -14,11 +14,13 @@
 #include <kunit.h>
 #include <kernel.h>
 #include <mm.h>
+#include <mm_points.h>
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
 #include <cpu_work.h>
 #include "../../mm/slab_internal.h"
+#include "buddy_drought.h"
 
 #ifdef HOST_TEST
 int slab_test_env_init(void);
@@ -142,6 +144,17 @@ static void kmalloc_zero_calloc_realloc(struct kunit *test)
 	memset(p, 0xee, 200);
 	kfree(p);
 	p = kzalloc(200, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < 200; i++)
+		KUNIT_ASSERT_EQ(test, p[i], 0);
+	kfree(p);
+	/* The same through kmalloc()'s inline fast path: the object just
+	 * freed waits in this CPU's sheaf, and __GFP_ZERO must still zero. */
+	p = kmalloc(200, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xee, 200);
+	kfree(p);
+	p = kmalloc(200, GFP_KERNEL | __GFP_ZERO);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (i = 0; i < 200; i++)
 		KUNIT_ASSERT_EQ(test, p[i], 0);
@@ -286,6 +299,37 @@ static void bulk_alloc_and_free(struct kunit *test)
 	kmem_cache_free_bulk(s, n, p);
 	kfree(p);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	EXPECT_PAGES_BACK(test, before);
+}
+
+/*
+ * kmem_cache_free_bulk() checks every object before it takes the batch:
+ * one that belongs to another cache sends the whole batch through
+ * kmem_cache_free() one at a time, which reports it and frees the rest.
+ */
+static void bulk_free_of_another_caches_object(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+	struct kmem_cache *s, *t;
+	void *batch[2];
+
+	s = kmem_cache_create("test_bulk_mine", 48, 0, 0, NULL);
+	t = kmem_cache_create("test_bulk_other", 48, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	batch[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	batch[1] = kmem_cache_alloc(t, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, batch[0]);
+	KUNIT_ASSERT_NOT_NULL(test, batch[1]);
+	slab_report_count_only = true;   /* not a panic: no debug flags */
+	KUNIT_EXPECT_REPORT(test, "it belongs to test_bulk_other",
+			    kmem_cache_free_bulk(s, 2, batch));
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	kmem_cache_free(t, batch[1]);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(t), 0);
 	EXPECT_PAGES_BACK(test, before);
 }
 
@@ -526,6 +570,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(cache_alignment_is_honoured),
 	KUNIT_CASE(constructor_runs_once_per_object),
 	KUNIT_CASE(bulk_alloc_and_free),
+	KUNIT_CASE(bulk_free_of_another_caches_object),
 	KUNIT_CASE(exact_accounting_many_objects),
 	KUNIT_CASE(destroy_names_leaked_objects),
 	KUNIT_CASE(empty_slabs_go_back_beyond_min_partial),
@@ -724,35 +769,6 @@ static void prefilled_sheaf_refill_and_return(struct kunit *test)
 	EXPECT_PAGES_BACK(test, before);
 }
 
-/* Take every free page from the buddy; chain them through lru. */
-static unsigned long exhaust_buddy(struct list_head *taken)
-{
-	unsigned long n = 0;
-	int order;
-
-	drain_all_pages();  /* other CPUs' page lists too */
-	for (order = MAX_ORDER; order >= 0; order--) {
-		struct page *page;
-
-		while ((page = alloc_pages(__GFP_NOWARN, (unsigned int)order))) {
-			page->private_data = (unsigned long)order;
-			list_add(&page->lru, taken);
-			n += 1ul << order;
-		}
-	}
-	return n;
-}
-
-static void release_buddy(struct list_head *taken)
-{
-	struct page *page, *next;
-
-	list_for_each_entry_safe(page, next, taken, lru) {
-		list_del(&page->lru);
-		__free_pages(page, (unsigned int)page->private_data);
-	}
-}
-
 static void prefilled_sheaf_survives_exhaustion(struct kunit *test)
 {
 	unsigned long before = quiesced_free_pages();
@@ -780,6 +796,101 @@ static void prefilled_sheaf_survives_exhaustion(struct kunit *test)
 	kmem_cache_return_sheaf(s, GFP_KERNEL, big);
 	for (i = 0; i < n; i++)
 		kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	EXPECT_PAGES_BACK(test, before);
+}
+
+/*
+ * The buddy runs dry in the middle of a refill: at the point where the
+ * slabs of dry.cache ran out and a new slab is next (slab_alloc_unlocked),
+ * after dry.new_slabs more slabs, the hook takes every free page.  Whatever
+ * the call got by then is not what was asked for: kmem_cache_prefill_sheaf()
+ * (within the capacity and oversize) must return NULL,
+ * kmem_cache_refill_sheaf() -ENOMEM and kmem_cache_alloc_bulk() 0, and
+ * none of them may keep an object it took.
+ */
+static struct {
+	struct kmem_cache *cache;
+	unsigned int new_slabs;     /* new slabs allowed before the drought */
+	bool dry;
+	struct list_head taken;
+} dry;
+
+static void run_dry(enum mm_point where, void *arg)
+{
+	if (where != MM_POINT_SLAB_ALLOC_UNLOCKED || arg != dry.cache || dry.dry)
+		return;
+	if (dry.new_slabs) {
+		dry.new_slabs--;
+		return;
+	}
+	dry.dry = true;
+	exhaust_buddy(&dry.taken);
+}
+
+static void go_dry_after(struct kmem_cache *s, unsigned int new_slabs)
+{
+	dry.cache = s;
+	dry.new_slabs = new_slabs;
+	dry.dry = false;
+	INIT_LIST_HEAD(&dry.taken);
+	mm_point_hook = run_dry;
+}
+
+static void rain(struct kunit *test)
+{
+	mm_point_hook = NULL;
+	KUNIT_EXPECT_TRUE(test, dry.dry);   /* the drought really came */
+	release_buddy(&dry.taken);
+}
+
+static void sheaves_and_bulk_are_all_or_nothing(struct kunit *test)
+{
+	unsigned long before = quiesced_free_pages();
+	struct kmem_cache *s = sheaf_cache(test, CAP);
+	struct slab_sheaf *sh;
+	unsigned int many;
+	void **p;
+
+	many = 2 * s->objects + CAP;   /* more than one new slab holds */
+	p = kcalloc(many, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+
+	/* Within the capacity, nothing to take at all. */
+	go_dry_after(s, 0);
+	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, CAP);
+	rain(test);
+	KUNIT_EXPECT_NULL(test, sh);
+	if (sh)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
+
+	/* Oversize: one new slab's worth, not all that was asked. */
+	go_dry_after(s, 1);
+	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, many);
+	rain(test);
+	KUNIT_EXPECT_NULL(test, sh);
+	if (sh)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
+
+	/* A sheaf in hand that cannot be topped up. */
+	kmem_cache_shrink(s);
+	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, sh);
+	go_dry_after(s, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_refill_sheaf(s, GFP_KERNEL, &sh, CAP),
+			-ENOMEM);
+	rain(test);
+	KUNIT_EXPECT_LT(test, kmem_cache_sheaf_size(sh), CAP);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
+
+	/* Bulk: one new slab's worth, then nothing; all of it given back. */
+	kmem_cache_shrink(s);
+	go_dry_after(s, 1);
+	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, many, p), 0);
+	rain(test);
+
+	kfree(p);
+	/* Every object is back: destroy finds none in use. */
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	EXPECT_PAGES_BACK(test, before);
 }
@@ -815,6 +926,7 @@ static struct kunit_case sheaf_cases[] = {
 	KUNIT_CASE(sheaf_capacity_zero_disables_sheaves),
 	KUNIT_CASE(prefilled_sheaf_refill_and_return),
 	KUNIT_CASE(prefilled_sheaf_survives_exhaustion),
+	KUNIT_CASE(sheaves_and_bulk_are_all_or_nothing),
 	KUNIT_CASE(shrink_flushes_every_cpu),
 	{}
 };
