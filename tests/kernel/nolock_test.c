@@ -35,6 +35,7 @@
 #include <kernel.h>
 #include <irq_work.h>
 #include <mm.h>
+#include <mm_check.h>
 #include <mmzone.h>
 #include <nolock_stats.h>
 #include <slab.h>
@@ -469,6 +470,57 @@ static void zone_and_pcp_lock_held(struct kunit *test)
 	kfree(four.got_object);
 	drain_all_pages();
 	KUNIT_EXPECT_EQ(test, zone->nr_deferred, 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* The per-CPU page list keeps its high mark when zone->lock is taken    */
+/* ===================================================================== */
+
+/*
+ * free_pages_nolock() lists an order-0 page on this CPU's pcp list, and
+ * gives a batch back only when zone->lock can be had.  With the lock held
+ * by the code an NMI interrupted, every page of a burst of frees must not
+ * pile up there (a list only this CPU takes from, over its high mark for
+ * as long as it lasts): past the mark they wait on the zone's llist, which
+ * the next locked zone operation empties.  PCP_FLOOD frees are more than
+ * mm_check's bound (P3) on a pcp list.
+ */
+#define PCP_FLOOD (PCP_HIGH + NR_PCP_LISTS * PCP_BATCH + PCP_BATCH)
+
+static struct page *pcp_flood[PCP_FLOOD];
+
+static void free_pcp_flood(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PCP_FLOOD; i++)
+		free_pages_nolock(pcp_flood[i], 0);
+}
+
+static void pcp_keeps_its_high_mark_with_zone_lock_held(struct kunit *test)
+{
+	struct held h = { .which = HELD_ZONE };
+	unsigned long before = quiesced_free_pages();
+	unsigned int me = smp_processor_id(), i;
+	struct zone *zone;
+	bool ran;
+
+	for (i = 0; i < PCP_FLOOD; i++) {
+		pcp_flood[i] = alloc_pages(GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, pcp_flood[i]);
+	}
+	drain_local_pages();
+	zone = page_zone(pcp_flood[0]);
+	take(&h, zone);
+	ran = run_in_nmi(free_pcp_flood);
+	release(&h, zone);
+	KUNIT_ASSERT_TRUE(test, ran);
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		KUNIT_EXPECT_LE(test, node_zone(i)->pcp[me].count, PCP_HIGH);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	/* Free all along, wherever they wait. */
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
@@ -1080,6 +1132,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(zone_lock_held),
 	KUNIT_CASE(pcp_lock_held),
 	KUNIT_CASE(zone_and_pcp_lock_held),
+	KUNIT_CASE(pcp_keeps_its_high_mark_with_zone_lock_held),
 	KUNIT_CASE(list_lock_held),
 	KUNIT_CASE(barn_lock_held),
 	KUNIT_CASE(sheaf_lock_held),
