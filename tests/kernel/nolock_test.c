@@ -525,6 +525,67 @@ static void pcp_keeps_its_high_mark_with_zone_lock_held(struct kunit *test)
 }
 
 /* ===================================================================== */
+/* The barn keeps its bound of empty sheaves                             */
+/* ===================================================================== */
+
+/*
+ * kmalloc_nolock() with main and spare empty trades main for a full sheaf
+ * of the barn.  That puts one more empty sheaf in the barn: with
+ * BARN_MAX_EMPTY there already, the trade must be refused (the object
+ * comes from the slabs) rather than pass the limit that mm/sheaf.c and
+ * mm_check (B3) state.
+ */
+static void *barn_trade_got;
+
+static void nmi_kmalloc_victim(void)
+{
+	barn_trade_got = kmalloc_nolock(VICTIM_SIZE, 0, NUMA_NO_NODE);
+}
+
+static void barn_keeps_its_bound_of_empty_sheaves(struct kunit *test)
+{
+	struct kmem_cache *s = victim_cache();
+	struct node_barn *barn = &get_node(s, 0)->barn;
+	struct slab_sheaf *main, *spare, *full, *empty[BARN_MAX_EMPTY];
+	unsigned long before = quiesced_free_pages();
+	struct slub_percpu_sheaves *pcs;
+	unsigned int i;
+
+	if (!cache_has_sheaves(s))
+		kunit_skip(test, "needs sheaves, and slub_debug= made every cache a debug cache");
+	/* quiesced_free_pages() flushed it: main is the bootstrap sheaf. */
+	main = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+	spare = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+	full = kmem_cache_prefill_sheaf(s, GFP_KERNEL, s->sheaf_capacity);
+	KUNIT_ASSERT_NOT_NULL(test, main);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_ASSERT_NOT_NULL(test, full);
+	for (i = 0; i < BARN_MAX_EMPTY; i++) {
+		empty[i] = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, empty[i]);
+	}
+	/* Empty main and spare, one full sheaf and the most empty ones in
+	 * the barn. */
+	kmem_cache_return_sheaf(s, GFP_KERNEL, main);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, spare);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, full);
+	for (i = 0; i < BARN_MAX_EMPTY; i++)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, empty[i]);
+	pcs = &s->cpu_sheaves[smp_processor_id()];
+	KUNIT_ASSERT_PTR_EQ(test, pcs->main, main);
+	KUNIT_ASSERT_PTR_EQ(test, pcs->spare, spare);
+	KUNIT_ASSERT_EQ(test, barn->nr_full, 1);
+	KUNIT_ASSERT_EQ(test, barn->nr_empty, BARN_MAX_EMPTY);
+
+	KUNIT_ASSERT_TRUE(test, run_in_nmi(nmi_kmalloc_victim));
+	KUNIT_EXPECT_NOT_NULL(test, barn_trade_got);
+	KUNIT_EXPECT_LE(test, barn->nr_empty, BARN_MAX_EMPTY);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	kfree(barn_trade_got);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
 /* Hazard 1: the deferred link is written encoded                        */
 /* ===================================================================== */
 
@@ -1133,6 +1194,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(pcp_lock_held),
 	KUNIT_CASE(zone_and_pcp_lock_held),
 	KUNIT_CASE(pcp_keeps_its_high_mark_with_zone_lock_held),
+	KUNIT_CASE(barn_keeps_its_bound_of_empty_sheaves),
 	KUNIT_CASE(list_lock_held),
 	KUNIT_CASE(barn_lock_held),
 	KUNIT_CASE(sheaf_lock_held),
