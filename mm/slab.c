@@ -1176,7 +1176,10 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 {
 	unsigned int align = args->align ? args->align : (unsigned int)WORD;
 
-	if (!size || (align & (align - 1)))
+	/* Larger than the largest slab: refused before calculate_sizes()
+	 * adds metadata to it in unsigned int, which could wrap. */
+	if (!size || size > (PAGE_SIZE << SLAB_MAX_ORDER) ||
+	    (align & (align - 1)))
 		return -1;
 	if (slub_debug_selects(name))
 		flags |= slub_debug_flags;
