@@ -1156,6 +1156,59 @@ static void kmalloc_in_nmi_is_refused(struct kunit *test)
 }
 
 /* ===================================================================== */
+/* The bulk calls in NMI context                                         */
+/* ===================================================================== */
+
+/*
+ * kmem_cache_free() in an NMI takes the kfree_nolock() path by itself; its
+ * bulk sibling must as well, not spin on list_lock (which panics in NMI
+ * context, held or not).  kmem_cache_alloc_bulk() in an NMI is the
+ * caller's bug, as kmem_cache_alloc() is: it warns and gets nothing.  The
+ * cache has no sheaves, so every object goes to list_lock.
+ */
+#define NMI_BULK 4
+
+static struct kmem_cache *bulk_cache;
+static void *bulk_objects[NMI_BULK];
+static int bulk_got;
+
+static void nmi_free_bulk(void)
+{
+	kmem_cache_free_bulk(bulk_cache, NMI_BULK, bulk_objects);
+}
+
+static void nmi_alloc_bulk(void)
+{
+	bulk_got = kmem_cache_alloc_bulk(bulk_cache, GFP_KERNEL, NMI_BULK,
+					 bulk_objects);
+}
+
+static void bulk_calls_in_nmi(struct kunit *test)
+{
+	static const struct kmem_cache_args no_sheaves;
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+
+	bulk_cache = kmem_cache_create_args("test_nolock_bulk", 48,
+					    &no_sheaves, 0);
+	KUNIT_ASSERT_NOT_NULL(test, bulk_cache);
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(bulk_cache, GFP_KERNEL,
+						    NMI_BULK, bulk_objects),
+			NMI_BULK);
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_free_bulk));
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+
+	bulk_got = -1;
+	kunit_expect_report(test, "WARNING: in_nmi()");
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_alloc_bulk));
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_EQ(test, bulk_got, 0);
+
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(bulk_cache), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
 /* Destruction waits for the deferred list                               */
 /* ===================================================================== */
 
@@ -1209,6 +1262,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(what_may_be_passed_where),
 	KUNIT_CASE(kfree_nolock_refuses_what_kmalloc_never_gave),
 	KUNIT_CASE(kmalloc_in_nmi_is_refused),
+	KUNIT_CASE(bulk_calls_in_nmi),
 	KUNIT_CASE(destroy_frees_parked_objects),
 	{}
 };
