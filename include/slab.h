@@ -12,10 +12,13 @@
  * the buddy directly (mm/kmalloc.c).  docs/slab-and-sheaves.md walks
  * through an allocation and a free.
  *
- * Contexts: everything here may be called from task or IRQ context.  In
- * NMI context: kmalloc_nolock()/kfree_nolock() (below); kfree() and
- * kmem_cache_free() take the kfree_nolock() path by themselves;
- * kmalloc()/kmem_cache_alloc() warn once and return NULL.
+ * Contexts: everything here may be called from task or IRQ context, but
+ * kmem_cache_shrink() and kmem_cache_destroy(), which send IPIs and wait
+ * for them, only with IRQs on.  In NMI context: kmalloc_nolock()/
+ * kfree_nolock() (below); kfree(), kmem_cache_free() and
+ * kmem_cache_free_bulk() take the kfree_nolock() path by themselves;
+ * kmalloc()/kmem_cache_alloc()/kmem_cache_alloc_bulk() warn once and
+ * return NULL (0).
  * docs/any-context.md explains why and how.
  */
 #ifndef SLAB_H

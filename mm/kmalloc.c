@@ -91,20 +91,29 @@ static __always_inline unsigned int kmalloc_index(size_t size)
 	       KMALLOC_POW2_BASE_SHIFT + 1 + KMALLOC_POW2_BASE_INDEX;
 }
 
+/*
+ * The order of the smallest buddy block that holds size, or MAX_ORDER + 1
+ * when none does.  The search stops there: above 2^63 bytes no shift of a
+ * page holds the size, and a shift by 64 or more is undefined.
+ */
 static unsigned int get_order(size_t size)
 {
 	unsigned int order = 0;
 
-	while ((PAGE_SIZE << order) < size)
+	while (order <= MAX_ORDER && (PAGE_SIZE << order) < size)
 		order++;
 	return order;
 }
 
+/* What kmalloc(size) would hand out; size itself when nothing can. */
 size_t kmalloc_size_roundup(size_t size)
 {
+	unsigned int order;
+
 	if (size <= KMALLOC_MAX_CACHE_SIZE)
 		return kmalloc_sizes[kmalloc_index(size ? size : 1)];
-	return PAGE_SIZE << get_order(size);
+	order = get_order(size);
+	return order > MAX_ORDER ? size : PAGE_SIZE << order;
 }
 
 struct kmem_cache *kmalloc_slab(size_t size)

@@ -44,8 +44,8 @@
  *   P3 each CPU's pcp lists: PG_pcp heads of their list's order, aligned,
  *      in the zone; count is the pages on them; count <= PCP_HIGH, plus
  *      one batch per list (a refill of an empty list does not look at the
- *      high mark, nor does a free_pages_nolock() that found zone->lock
- *      taken);
+ *      high mark; a free_pages_nolock() that would pass it with zone->lock
+ *      taken parks the block on the zone instead);
  *   P4 the deferred list: PG_deferred heads, nr_deferred their pages;
  *   P5 every page of the span: a free-block flag only on a listed head,
  *      no page inside a free block is a head of anything or a slab, no

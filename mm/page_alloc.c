@@ -813,27 +813,38 @@ void free_pages(unsigned long addr, unsigned int order)
 
 /*
  * The any-context free onto this CPU's list, pcp->lock held (trylocked).
- * False, with nothing done, when the lists were switched off meanwhile.
+ * False, with nothing done, when the lists were switched off meanwhile,
+ * or when the block would take the list past PCP_HIGH and zone->lock,
+ * which a batch given back needs, is taken (*zone_busy then): listed
+ * anyway, a burst of such frees would pile up there without bound, so the
+ * caller parks the block on the zone instead.
  */
 static bool pcp_free_listed_locked(struct zone *zone,
 				   struct per_cpu_pages *pcp,
-				   struct page *page, unsigned int order)
+				   struct page *page, unsigned int order,
+				   bool *zone_busy)
 {
 	if (unlikely(pcp_switched_off_locked(zone)))
 		return false;
-	pcp_add_locked(pcp, page, order);
-	/* Over the high mark: give back only if it is free. */
-	if (pcp->count > PCP_HIGH && spin_trylock(&zone->lock)) {
-		free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
-		free_deferred_pages_locked(zone);
-		spin_unlock(&zone->lock);
+	if (pcp->count + (1 << order) <= PCP_HIGH) {
+		pcp_add_locked(pcp, page, order);
+		return true;
 	}
+	if (!spin_trylock(&zone->lock)) {
+		*zone_busy = true;
+		return false;
+	}
+	pcp_add_locked(pcp, page, order);
+	free_pcppages_bulk_locked(zone, PCP_BATCH, pcp);
+	free_deferred_pages_locked(zone);
+	spin_unlock(&zone->lock);
 	return true;
 }
 
 static void free_pages_nolock_caller(struct page *page, unsigned int order,
 				     unsigned long caller)
 {
+	bool zone_busy = false;
 	struct zone *zone;
 	unsigned long flags;
 
@@ -844,21 +855,24 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 
 		if (spin_trylock_irqsave(&pcp->lock, flags)) {
-			if (pcp_free_listed_locked(zone, pcp, page, order)) {
+			if (pcp_free_listed_locked(zone, pcp, page, order,
+						   &zone_busy)) {
 				spin_unlock_irqrestore(&pcp->lock, flags);
 				return;
 			}
 			spin_unlock_irqrestore(&pcp->lock, flags);
 		}
 	}
-	if (spin_trylock_irqsave(&zone->lock, flags)) {
+	/* Tried once already when the pcp list was at its high mark. */
+	if (!zone_busy && spin_trylock_irqsave(&zone->lock, flags)) {
 		__free_one_page(page, page_to_pfn(page), zone, order);
 		free_deferred_pages_locked(zone);
 		spin_unlock_irqrestore(&zone->lock, flags);
 		return;
 	}
 	/*
-	 * Both locks are taken: leave it for the next locked free.  Count
+	 * zone->lock is taken, and pcp->lock too or the list is at its
+	 * high mark: leave it for the next locked free.  Count
 	 * first, so the counter never goes below what the list holds.  The
 	 * order and the flag are published by llist_add()'s release (the
 	 * drain reads them after llist_del_all()'s acquire); the flag is set

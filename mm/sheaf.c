@@ -61,8 +61,9 @@
  * that would drop the lock or allocate: no refill (it would unlock and
  * make slabs), no new sheaf (a sheaf comes from kmalloc's caches: hazard 4,
  * recursion), no flush (it frees slabs).  A trade with the barn is one
- * visit that takes one sheaf and leaves one, so the barn's size stays
- * what it was.  When nothing works the caller goes to the slabs.
+ * visit that takes one sheaf and leaves one of the other kind, and only
+ * while the list it leaves one on is under its limit, so no limit is ever
+ * passed.  When nothing works the caller goes to the slabs.
  *
  * Flushing (kmem_cache_shrink(), kmem_cache_destroy()): each CPU's
  * sheaves are taken away by an IPI on that CPU (a few stores under its
@@ -361,8 +362,9 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 }
 
 /* Trade an empty sheaf for a full one in one visit; NULL if the barn has
- * no full sheaf (or, with !allow_spin, its lock was taken).  The barn
- * keeps as many sheaves as before, so no limit can be passed for long. */
+ * no full sheaf, no room for another empty one (the trade leaves one
+ * more empty and one fewer full), or, with !allow_spin, its lock was
+ * taken. */
 static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 						   struct slab_sheaf *empty,
 						   bool allow_spin)
@@ -375,7 +377,7 @@ static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 		return NULL;
 	if (!barn_lock(barn, allow_spin, &flags))
 		return NULL;
-	if (barn->nr_full) {
+	if (barn->nr_full && barn->nr_empty < BARN_MAX_EMPTY) {
 		full = barn_take_locked(barn, true);
 		barn_put_locked(barn, empty);
 	}

@@ -1176,7 +1176,10 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 {
 	unsigned int align = args->align ? args->align : (unsigned int)WORD;
 
-	if (!size || (align & (align - 1)))
+	/* Larger than the largest slab: refused before calculate_sizes()
+	 * adds metadata to it in unsigned int, which could wrap. */
+	if (!size || size > (PAGE_SIZE << SLAB_MAX_ORDER) ||
+	    (align & (align - 1)))
 		return -1;
 	if (slub_debug_selects(name))
 		flags |= slub_debug_flags;
@@ -1328,6 +1331,9 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
 	unsigned int got = 0, slow;
 	size_t i;
 
+	/* As kmem_cache_alloc(): a bug in the caller, refused. */
+	if (WARN_ON_ONCE(in_nmi()))
+		return 0;
 	if (cache_has_sheaves(s))
 		got = alloc_from_pcs_bulk(s, (unsigned int)nr, p);
 	if (got < nr) {
@@ -1354,8 +1360,10 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 	for (i = 0; i < nr; i++) {
 		struct page *slab = p[i] ? virt_to_slab(p[i]) : NULL;
 
+		/* In an NMI one at a time too: kmem_cache_free() takes the
+		 * any-context path there, the batch paths below spin. */
 		if (!slab || slab->slab_cache != s ||
-		    !slab_object_start(s, slab, p[i])) {
+		    !slab_object_start(s, slab, p[i]) || in_nmi()) {
 			/* Something odd in the batch: one at a time. */
 			for (i = 0; i < nr; i++)
 				kmem_cache_free(s, p[i]);

@@ -35,6 +35,7 @@
 #include <kernel.h>
 #include <irq_work.h>
 #include <mm.h>
+#include <mm_check.h>
 #include <mmzone.h>
 #include <nolock_stats.h>
 #include <slab.h>
@@ -470,6 +471,118 @@ static void zone_and_pcp_lock_held(struct kunit *test)
 	kfree(four.got_object);
 	drain_all_pages();
 	KUNIT_EXPECT_EQ(test, zone->nr_deferred, 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* The per-CPU page list keeps its high mark when zone->lock is taken    */
+/* ===================================================================== */
+
+/*
+ * free_pages_nolock() lists an order-0 page on this CPU's pcp list, and
+ * gives a batch back only when zone->lock can be had.  With the lock held
+ * by the code an NMI interrupted, every page of a burst of frees must not
+ * pile up there (a list only this CPU takes from, over its high mark for
+ * as long as it lasts): past the mark they wait on the zone's llist, which
+ * the next locked zone operation empties.  PCP_FLOOD frees are more than
+ * mm_check's bound (P3) on a pcp list.
+ */
+#define PCP_FLOOD (PCP_HIGH + NR_PCP_LISTS * PCP_BATCH + PCP_BATCH)
+
+static struct page *pcp_flood[PCP_FLOOD];
+
+static void free_pcp_flood(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PCP_FLOOD; i++)
+		free_pages_nolock(pcp_flood[i], 0);
+}
+
+static void pcp_keeps_its_high_mark_with_zone_lock_held(struct kunit *test)
+{
+	struct held h = { .which = HELD_ZONE };
+	unsigned long before = quiesced_free_pages();
+	unsigned int me = smp_processor_id(), i;
+	struct zone *zone;
+	bool ran;
+
+	for (i = 0; i < PCP_FLOOD; i++) {
+		pcp_flood[i] = alloc_pages(GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, pcp_flood[i]);
+	}
+	drain_local_pages();
+	zone = page_zone(pcp_flood[0]);
+	take(&h, zone);
+	ran = run_in_nmi(free_pcp_flood);
+	release(&h, zone);
+	KUNIT_ASSERT_TRUE(test, ran);
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		KUNIT_EXPECT_LE(test, node_zone(i)->pcp[me].count, PCP_HIGH);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	/* Free all along, wherever they wait. */
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
+/* The barn keeps its bound of empty sheaves                             */
+/* ===================================================================== */
+
+/*
+ * kmalloc_nolock() with main and spare empty trades main for a full sheaf
+ * of the barn.  That puts one more empty sheaf in the barn: with
+ * BARN_MAX_EMPTY there already, the trade must be refused (the object
+ * comes from the slabs) rather than pass the limit that mm/sheaf.c and
+ * mm_check (B3) state.
+ */
+static void *barn_trade_got;
+
+static void nmi_kmalloc_victim(void)
+{
+	barn_trade_got = kmalloc_nolock(VICTIM_SIZE, 0, NUMA_NO_NODE);
+}
+
+static void barn_keeps_its_bound_of_empty_sheaves(struct kunit *test)
+{
+	struct kmem_cache *s = victim_cache();
+	struct node_barn *barn = &get_node(s, 0)->barn;
+	struct slab_sheaf *main, *spare, *full, *empty[BARN_MAX_EMPTY];
+	unsigned long before = quiesced_free_pages();
+	struct slub_percpu_sheaves *pcs;
+	unsigned int i;
+
+	if (!cache_has_sheaves(s))
+		kunit_skip(test, "needs sheaves, and slub_debug= made every cache a debug cache");
+	/* quiesced_free_pages() flushed it: main is the bootstrap sheaf. */
+	main = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+	spare = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+	full = kmem_cache_prefill_sheaf(s, GFP_KERNEL, s->sheaf_capacity);
+	KUNIT_ASSERT_NOT_NULL(test, main);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_ASSERT_NOT_NULL(test, full);
+	for (i = 0; i < BARN_MAX_EMPTY; i++) {
+		empty[i] = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, empty[i]);
+	}
+	/* Empty main and spare, one full sheaf and the most empty ones in
+	 * the barn. */
+	kmem_cache_return_sheaf(s, GFP_KERNEL, main);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, spare);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, full);
+	for (i = 0; i < BARN_MAX_EMPTY; i++)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, empty[i]);
+	pcs = &s->cpu_sheaves[smp_processor_id()];
+	KUNIT_ASSERT_PTR_EQ(test, pcs->main, main);
+	KUNIT_ASSERT_PTR_EQ(test, pcs->spare, spare);
+	KUNIT_ASSERT_EQ(test, barn->nr_full, 1);
+	KUNIT_ASSERT_EQ(test, barn->nr_empty, BARN_MAX_EMPTY);
+
+	KUNIT_ASSERT_TRUE(test, run_in_nmi(nmi_kmalloc_victim));
+	KUNIT_EXPECT_NOT_NULL(test, barn_trade_got);
+	KUNIT_EXPECT_LE(test, barn->nr_empty, BARN_MAX_EMPTY);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	kfree(barn_trade_got);
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
@@ -1098,6 +1211,59 @@ static void kmalloc_in_nmi_is_refused(struct kunit *test)
 }
 
 /* ===================================================================== */
+/* The bulk calls in NMI context                                         */
+/* ===================================================================== */
+
+/*
+ * kmem_cache_free() in an NMI takes the kfree_nolock() path by itself; its
+ * bulk sibling must as well, not spin on list_lock (which panics in NMI
+ * context, held or not).  kmem_cache_alloc_bulk() in an NMI is the
+ * caller's bug, as kmem_cache_alloc() is: it warns and gets nothing.  The
+ * cache has no sheaves, so every object goes to list_lock.
+ */
+#define NMI_BULK 4
+
+static struct kmem_cache *bulk_cache;
+static void *bulk_objects[NMI_BULK];
+static int bulk_got;
+
+static void nmi_free_bulk(void)
+{
+	kmem_cache_free_bulk(bulk_cache, NMI_BULK, bulk_objects);
+}
+
+static void nmi_alloc_bulk(void)
+{
+	bulk_got = kmem_cache_alloc_bulk(bulk_cache, GFP_KERNEL, NMI_BULK,
+					 bulk_objects);
+}
+
+static void bulk_calls_in_nmi(struct kunit *test)
+{
+	static const struct kmem_cache_args no_sheaves;
+	unsigned long before = quiesced_free_pages(), reports = slab_reports;
+
+	bulk_cache = kmem_cache_create_args("test_nolock_bulk", 48,
+					    &no_sheaves, 0);
+	KUNIT_ASSERT_NOT_NULL(test, bulk_cache);
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(bulk_cache, GFP_KERNEL,
+						    NMI_BULK, bulk_objects),
+			NMI_BULK);
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_free_bulk));
+	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+
+	bulk_got = -1;
+	kunit_expect_report(test, "WARNING: in_nmi()");
+	KUNIT_EXPECT_TRUE(test, run_in_nmi(nmi_alloc_bulk));
+	kunit_expect_report_done(test);
+	KUNIT_EXPECT_EQ(test, bulk_got, 0);
+
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(bulk_cache), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
+/* ===================================================================== */
 /* Destruction waits for the deferred list                               */
 /* ===================================================================== */
 
@@ -1135,6 +1301,8 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(zone_lock_held),
 	KUNIT_CASE(pcp_lock_held),
 	KUNIT_CASE(zone_and_pcp_lock_held),
+	KUNIT_CASE(pcp_keeps_its_high_mark_with_zone_lock_held),
+	KUNIT_CASE(barn_keeps_its_bound_of_empty_sheaves),
 	KUNIT_CASE(list_lock_held),
 	KUNIT_CASE(barn_lock_held),
 	KUNIT_CASE(sheaf_lock_held),
@@ -1150,6 +1318,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(what_may_be_passed_where),
 	KUNIT_CASE(kfree_nolock_refuses_what_kmalloc_never_gave),
 	KUNIT_CASE(kmalloc_in_nmi_is_refused),
+	KUNIT_CASE(bulk_calls_in_nmi),
 	KUNIT_CASE(destroy_frees_parked_objects),
 	{}
 };

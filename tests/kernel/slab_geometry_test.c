@@ -310,6 +310,41 @@ static void slab_order_is_the_smallest_that_holds_enough(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
 }
 
+/*
+ * A size no slab can hold is refused, up to UINT_MAX and with every debug
+ * flag.  The layout adds red zone, free pointer, tracks and the kmalloc
+ * size to the object size in unsigned int: near UINT_MAX the sum wraps to
+ * a small stride (a cache whose objects overlap, each reaching gigabytes
+ * past its slab) or to 0 (a division by zero in kmem_cache_create()).
+ */
+static void sizes_past_the_largest_slab_are_refused(struct kunit *test)
+{
+	static const unsigned int sizes[] = {
+		(PAGE_SIZE << SLAB_MAX_ORDER) + 1, ~0u / 2,
+		~0u - 31, ~0u - 15, ~0u - 7, ~0u,   /* ~0u: UINT_MAX */
+	};
+	static const slab_flags_t flags[] = {
+		0, SLAB_RED_ZONE | SLAB_POISON | SLAB_STORE_USER,
+		SLAB_DEBUG_FLAGS | SLAB_KMALLOC,
+	};
+	unsigned long before = geometry_free_pages();
+	struct kmem_cache *s;
+	unsigned int i, f;
+
+	for (f = 0; f < ARRAY_SIZE(flags); f++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			s = kmem_cache_create("test_too_big", sizes[i], 0,
+					      flags[f], NULL);
+			KUNIT_EXPECT_NULL(test, s);
+			/* Never used or destroyed: its objects overlap. */
+			if (s)
+				kunit_info(test, "size %u flags %#x: a cache of stride %u",
+					   sizes[i], flags[f], s->size);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, geometry_free_pages(), before);
+}
+
 /* ---- kmalloc sizes that leave a tail in their class ---- */
 
 static void *kmalloc_of(void *arg)
@@ -384,6 +419,7 @@ static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE(objects_below_eight_bytes),
 	KUNIT_CASE(debug_records_have_bytes_of_their_own),
 	KUNIT_CASE(slab_order_is_the_smallest_that_holds_enough),
+	KUNIT_CASE(sizes_past_the_largest_slab_are_refused),
 	KUNIT_CASE(kmalloc_tails_hold_what_was_asked),
 	KUNIT_CASE(kmalloc_tail_overrun_is_reported),
 	{}

@@ -121,6 +121,38 @@ static void kmalloc_large_goes_to_the_buddy(struct kunit *test)
 	EXPECT_PAGES_BACK(test, before);
 }
 
+/*
+ * Sizes no buddy block can hold, up to SIZE_MAX: NULL, at once.  The
+ * order is found by doubling a page until it holds the size; above 2^63
+ * bytes no shift of a page ever does, so the search must stop at
+ * MAX_ORDER instead of shifting by 64 (undefined; a loop for ever on x86).
+ */
+static void kmalloc_larger_than_any_block_is_null(struct kunit *test)
+{
+	static const size_t sizes[] = {
+		((size_t)PAGE_SIZE << MAX_ORDER) + 1,
+		(size_t)1 << 63,
+		((size_t)1 << 63) + 1,
+		SIZE_MAX,
+	};
+	unsigned long before = quiesced_free_pages();
+	void *p = kmalloc(64, GFP_KERNEL);
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	fill(p, 64, 5);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		KUNIT_EXPECT_NULL(test, kmalloc(sizes[i], GFP_KERNEL));
+		KUNIT_EXPECT_NULL(test, kzalloc(sizes[i], GFP_KERNEL));
+		KUNIT_EXPECT_NULL(test, kcalloc(1, sizes[i], GFP_KERNEL));
+		/* krealloc() fails and leaves the old object as it was. */
+		KUNIT_EXPECT_NULL(test, krealloc(p, sizes[i], GFP_KERNEL));
+		KUNIT_EXPECT_TRUE(test, check(p, 64, 5));
+	}
+	kfree(p);
+	EXPECT_PAGES_BACK(test, before);
+}
+
 static void kmalloc_zero_calloc_realloc(struct kunit *test)
 {
 	unsigned long before = quiesced_free_pages();
@@ -567,6 +599,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(kmalloc_every_size_class),
 	KUNIT_CASE(kmalloc_large_goes_to_the_buddy),
 	KUNIT_CASE(kmalloc_zero_calloc_realloc),
+	KUNIT_CASE(kmalloc_larger_than_any_block_is_null),
 	KUNIT_CASE(cache_alignment_is_honoured),
 	KUNIT_CASE(constructor_runs_once_per_object),
 	KUNIT_CASE(bulk_alloc_and_free),
