@@ -249,6 +249,15 @@ void apic_send_ipi(u32 dest, u32 icr_low)
 	local_irq_restore(flags);
 }
 
+void xapic_send_self_ipi_ops(const struct xapic_icr_ops *ops, u8 vector,
+			     bool from_nmi)
+{
+	(void)from_nmi;
+	xapic_wait_icr_idle_ops(ops);
+	/* The self shorthand ignores ICR_HIGH, so no save/restore needed. */
+	ops->write(APIC_ICR_LOW, APIC_DEST_SELF | APIC_DM_FIXED | vector);
+}
+
 void apic_send_self_ipi(u8 vector)
 {
 	if (x2apic_mode) {
@@ -256,9 +265,7 @@ void apic_send_self_ipi(u8 vector)
 		wrmsr(X2APIC_SELF_IPI, vector);
 		return;
 	}
-	apic_wait_icr_idle();
-	/* The self shorthand ignores ICR_HIGH, so no save/restore needed. */
-	apic_write(APIC_ICR_LOW, APIC_DEST_SELF | APIC_DM_FIXED | vector);
+	xapic_send_self_ipi_ops(&xapic_real_icr, vector, in_nmi());
 }
 
 void apic_timer_calibrate(void)

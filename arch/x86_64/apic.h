@@ -133,6 +133,10 @@ enum icr_high_policy {
 bool xapic_wait_icr_idle_ops(const struct xapic_icr_ops *ops);
 void xapic_send_ipi_ops(const struct xapic_icr_ops *ops, u32 dest,
 			u32 icr_low, enum icr_high_policy policy);
+/* The self-shorthand send of apic_send_self_ipi() over the same
+ * accessors; from_nmi: the caller is an NMI handler. */
+void xapic_send_self_ipi_ops(const struct xapic_icr_ops *ops, u8 vector,
+			     bool from_nmi);
 /* Waits for an idle ICR that timed out (each one printed a WARNING). */
 extern unsigned long apic_icr_timeouts;
 
