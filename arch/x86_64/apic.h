@@ -16,6 +16,8 @@
  * context sends with IRQs off, so only an NMI can come between the writes.
  * The NMI restores ICR_HIGH only after its own IPI has left (delivery
  * status clear), since the APIC may read the destination until then.
+ * An NMI's self-IPI likewise returns only once it left: the code it
+ * interrupted may already have waited for an idle ICR.
  * Every wait for an idle ICR is bounded (10 ms); a timeout is a WARNING.
  */
 #ifndef ARCH_X86_64_APIC_H
