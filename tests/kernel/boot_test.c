@@ -225,6 +225,8 @@ static void backtrace_stops_at_a_guard_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + 8), 0);
 	/* The last 16 bytes below the guard's top straddle into the stack. */
 	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + PAGE_SIZE - 8), 0);
+	/* A frame at the top of the stack below runs into the guard. */
+	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard - 8), 0);
 }
 
 static struct kunit_case boot_cases[] = {
