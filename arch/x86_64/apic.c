@@ -249,16 +249,35 @@ void apic_send_ipi(u32 dest, u32 icr_low)
 	local_irq_restore(flags);
 }
 
+/*
+ * The self shorthand ignores ICR_HIGH, so there is nothing to put back;
+ * but an NMI may have come between the interrupted sender's wait for an
+ * idle ICR and its ICR_LOW write, so it waits for its own IPI to leave
+ * before it returns, as xapic_send_ipi_ops() does before its restore.
+ */
+void xapic_send_self_ipi_ops(const struct xapic_icr_ops *ops, u8 vector,
+			     bool from_nmi)
+{
+	xapic_wait_icr_idle_ops(ops);
+	ops->write(APIC_ICR_LOW, APIC_DEST_SELF | APIC_DM_FIXED | vector);
+	if (from_nmi)
+		xapic_wait_icr_idle_ops(ops);
+}
+
 void apic_send_self_ipi(u8 vector)
 {
+	unsigned long flags;
+
 	if (x2apic_mode) {
 		x2apic_wrmsr_fence();
 		wrmsr(X2APIC_SELF_IPI, vector);
 		return;
 	}
-	apic_wait_icr_idle();
-	/* The self shorthand ignores ICR_HIGH, so no save/restore needed. */
-	apic_write(APIC_ICR_LOW, APIC_DEST_SELF | APIC_DM_FIXED | vector);
+	/* IRQs off, as in apic_send_ipi(): an interrupt that sends between
+	 * our wait and our write would leave the ICR busy under it. */
+	flags = local_irq_save();
+	xapic_send_self_ipi_ops(&xapic_real_icr, vector, in_nmi());
+	local_irq_restore(flags);
 }
 
 void apic_timer_calibrate(void)

@@ -16,6 +16,8 @@
  * context sends with IRQs off, so only an NMI can come between the writes.
  * The NMI restores ICR_HIGH only after its own IPI has left (delivery
  * status clear), since the APIC may read the destination until then.
+ * An NMI's self-IPI likewise returns only once it left: the code it
+ * interrupted may already have waited for an idle ICR.
  * Every wait for an idle ICR is bounded (10 ms); a timeout is a WARNING.
  */
 #ifndef ARCH_X86_64_APIC_H
@@ -133,6 +135,10 @@ enum icr_high_policy {
 bool xapic_wait_icr_idle_ops(const struct xapic_icr_ops *ops);
 void xapic_send_ipi_ops(const struct xapic_icr_ops *ops, u32 dest,
 			u32 icr_low, enum icr_high_policy policy);
+/* The self-shorthand send of apic_send_self_ipi() over the same
+ * accessors; from_nmi: the caller is an NMI handler. */
+void xapic_send_self_ipi_ops(const struct xapic_icr_ops *ops, u8 vector,
+			     bool from_nmi);
 /* Waits for an idle ICR that timed out (each one printed a WARNING). */
 extern unsigned long apic_icr_timeouts;
 

@@ -14,6 +14,8 @@
  *   - A send-pending bit that never clears ends each wait after the timeout,
  *     with a WARNING and a count in apic_icr_timeouts; the restore is still
  *     written (the interrupted code would otherwise send to our target).
+ *   - An NMI's self-IPI (xapic_send_self_ipi_ops()) returns only once it
+ *     left: the interrupted code may have waited for an idle ICR already.
  *
  * The fake clock advances a fixed step per read, so how many polls make a
  * timeout depends on nothing but the step: no case depends on the host's
@@ -172,12 +174,37 @@ static void the_timeout_takes_the_fake_clocks_10_ms(struct kunit *test)
 	KUNIT_EXPECT_LE(test, fake.now, us_to_tsc(10000 + 2 * FAKE_CLOCK_STEP_US));
 }
 
+/*
+ * An NMI's self-IPI (irq_work_queue() from an NMI, as the allocator does)
+ * lands between the interrupted code's wait for an idle ICR and its
+ * ICR_LOW write.  So it must leave the ICR as it found it, idle: an
+ * interrupted sender that already waited writes ICR_LOW at once, and a
+ * write while "send pending" is set may lose an IPI.
+ */
+#define SELF_IPI_TEST_VECTOR 0x40
+
+static void nmi_self_ipi_leaves_the_icr_idle(struct kunit *test)
+{
+	unsigned long timeouts = READ_ONCE(apic_icr_timeouts);
+
+	xapic_send_self_ipi_ops(&fake_ops, SELF_IPI_TEST_VECTOR, true);
+	KUNIT_ASSERT_EQ(test, fake.nr_writes, 1);
+	expect_write(test, 0, APIC_ICR_LOW,
+		     APIC_DEST_SELF | APIC_DM_FIXED | SELF_IPI_TEST_VECTOR);
+	KUNIT_EXPECT_FALSE(test, fake.writes[0].busy);
+	/* The point: what the interrupted code finds when it goes on. */
+	KUNIT_EXPECT_FALSE(test, fake_busy());
+	KUNIT_EXPECT_EQ(test, fake.high, INTERRUPTED_DEST << XAPIC_DEST_SHIFT);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(apic_icr_timeouts), timeouts);
+}
+
 static struct kunit_case apic_icr_cases[] = {
 	KUNIT_CASE(nmi_send_restores_icr_high_only_after_its_ipi_left),
 	KUNIT_CASE(normal_send_writes_high_and_low_only),
 	KUNIT_CASE(send_waits_for_the_previous_ipi),
 	KUNIT_CASE(a_stuck_icr_is_reported_and_the_restore_still_written),
 	KUNIT_CASE(the_timeout_takes_the_fake_clocks_10_ms),
+	KUNIT_CASE(nmi_self_ipi_leaves_the_icr_idle),
 	{}
 };
 

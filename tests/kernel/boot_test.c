@@ -58,14 +58,28 @@ static void null_page_is_unmapped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, paging_lookup(0, NULL) & PTE_PRESENT, 0);
 }
 
+/*
+ * Every stack of every possible CPU (an AP starting later gets its stacks
+ * as they are now): the page below it unmapped, its lowest page mapped.
+ */
 static void stack_guard_pages_are_unmapped(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, paging_lookup((unsigned long)cpu_stacks[0].guard_nmi,
-					    NULL) & PTE_PRESENT, 0);
-	KUNIT_EXPECT_EQ(test, paging_lookup((unsigned long)cpu_stacks[0].guard_df,
-					    NULL) & PTE_PRESENT, 0);
-	KUNIT_EXPECT_NE(test, paging_lookup((unsigned long)cpu_stacks[0].nmi,
-					    NULL) & PTE_PRESENT, 0);
+	unsigned int cpu, i;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct cpu_stacks *st = &cpu_stacks[cpu];
+		const u8 *const guard[] = { st->guard_kernel, st->guard_nmi,
+					    st->guard_df, st->guard_mc };
+		const u8 *const stack[] = { st->kernel, st->nmi, st->df,
+					    st->mc };
+
+		for (i = 0; i < ARRAY_SIZE(guard); i++) {
+			KUNIT_EXPECT_EQ(test, paging_lookup((unsigned long)guard[i],
+							    NULL) & PTE_PRESENT, 0);
+			KUNIT_EXPECT_NE(test, paging_lookup((unsigned long)stack[i],
+							    NULL) & PTE_PRESENT, 0);
+		}
+	}
 }
 
 /*
@@ -211,6 +225,8 @@ static void backtrace_stops_at_a_guard_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + 8), 0);
 	/* The last 16 bytes below the guard's top straddle into the stack. */
 	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard + PAGE_SIZE - 8), 0);
+	/* A frame at the top of the stack below runs into the guard. */
+	KUNIT_EXPECT_EQ(test, dump_backtrace(_THIS_IP_, guard - 8), 0);
 }
 
 static struct kunit_case boot_cases[] = {

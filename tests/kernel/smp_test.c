@@ -8,6 +8,7 @@
  *   smp_call  - smp_call_function_single/many and on_each_cpu run on the
  *               CPUs asked for, exactly once, in IRQ context;
  *   irq_work  - irq_work runs on the queueing CPU, in IRQ context, once;
+ *               a failed KUNIT_ASSERT in it returns instead of leaving;
  *   acpi_madt - the MADT parser on fabricated tables (duplicates, disabled
  *               entries, x2APIC entries, ids xAPIC mode cannot address, a
  *               bad checksum).
@@ -300,9 +301,55 @@ static void irq_work_waits_for_irqs_and_runs_once(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irq_work_is_pending(&p->work));
 }
 
+/*
+ * A KUNIT_ASSERT that fails in an interrupt handler (here an irq_work,
+ * which runs in the IRQ_WORK_VECTOR handler) must record the failure and
+ * return, as in an NMI (nmi.kunit_assert_in_an_nmi_does_not_leave_it):
+ * a longjmp() out of the handler would skip its IRET and leave in_irq()
+ * true and IRQs off.  It asserts on a private struct kunit, so this case
+ * can pass and look at what happened.
+ */
+static struct kunit irq_assert_probe;
+static struct irq_work irq_assert_work;
+static bool irq_assert_went_on;
+
+static void irq_assert_func(struct irq_work *w)
+{
+	(void)w;
+	KUNIT_ASSERT_TRUE(&irq_assert_probe, !in_irq());   /* fails */
+	__atomic_store_n(&irq_assert_went_on, true, __ATOMIC_RELEASE);
+}
+
+static void kunit_assert_in_an_irq_does_not_leave_it(struct kunit *test)
+{
+	u64 end = rdtsc() + us_to_tsc(WAIT_US);
+	volatile bool landed = false;
+
+	memset(&irq_assert_probe, 0, sizeof(irq_assert_probe));
+	irq_assert_probe.name = "irq_assert_probe";
+	irq_assert_went_on = false;
+	init_irq_work(&irq_assert_work, irq_assert_func);
+	if (setjmp(irq_assert_probe.abort_point) == 0) {
+		irq_work_queue(&irq_assert_work);
+		while (!__atomic_load_n(&irq_assert_went_on, __ATOMIC_ACQUIRE) &&
+		       rdtsc() < end)
+			cpu_relax();
+	} else {
+		landed = true;   /* out of the handler, no IRET */
+	}
+	KUNIT_EXPECT_FALSE(test, landed);
+	KUNIT_EXPECT_TRUE(test, in_task());
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	KUNIT_EXPECT_TRUE(test, irq_assert_went_on);
+	KUNIT_EXPECT_EQ(test, irq_assert_probe.status, KUNIT_FAILURE);
+	if (!landed)
+		irq_work_sync(&irq_assert_work);
+}
+
 static struct kunit_case irq_work_cases[] = {
 	KUNIT_CASE(irq_work_runs_on_the_queueing_cpu),
 	KUNIT_CASE(irq_work_waits_for_irqs_and_runs_once),
+	KUNIT_CASE(kunit_assert_in_an_irq_does_not_leave_it),
 	{}
 };
 
