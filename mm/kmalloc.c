@@ -164,6 +164,7 @@ static void *kmalloc_large(size_t size, gfp_t gfp)
 	p = page_address(page);
 	if (gfp & __GFP_ZERO)
 		memset(p, 0, PAGE_SIZE << order);
+	kasan_poison((char *)p + size, (PAGE_SIZE << order) - size);
 	return p;
 }
 
@@ -202,8 +203,10 @@ static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
 		return kmalloc_large(size, gfp);
 	s = kmalloc_caches[kmalloc_index(size)];
 	object = slab_alloc_caller(s, gfp, caller);
-	if (object)
+	if (object) {
 		slab_kmalloc_set_size(s, object, size);
+		kasan_kmalloc(s, object, size);
+	}
 	return object;
 }
 
@@ -217,10 +220,13 @@ void *kmalloc(size_t size, gfp_t gfp)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
 		   !(gfp & __GFP_ZERO))) {
-		void *object = pcs_alloc_fast(kmalloc_caches[kmalloc_index(size)]);
+		struct kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+		void *object = pcs_alloc_fast(s);
 
-		if (likely(object))
+		if (likely(object)) {
+			kasan_kmalloc(s, object, size);
 			return object;
+		}
 	}
 	return __kmalloc(size, gfp, _RET_IP_);
 }
@@ -281,14 +287,17 @@ size_t ksize(const void *p)
 	page = kmalloc_page(p);
 	if (!page)
 		return 0;
-	if (page->flags & PG_large_kmalloc)
+	if (page->flags & PG_large_kmalloc) {
+		kasan_unpoison(p, PAGE_SIZE << page->private_data);
 		return PAGE_SIZE << page->private_data;
+	}
 	if (page->flags & PG_slab) {
 		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
 
 		/* As in Linux: whoever asks may use all of it, so the kmalloc
 		 * red zone of a debug cache now starts at the class size. */
 		slab_kmalloc_set_size(s, (void *)p, s->object_size);
+		kasan_slab_alloc(s, (void *)p);
 		return s->object_size;
 	}
 	return 0;
@@ -347,17 +356,24 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	/* Only the caller's bytes: never a debug cache's red zone. */
 	kept = s ? slab_kmalloc_orig_size(s, (void *)p) : class_size;
 	if (new_size <= class_size) {
+		/* The caller owns new_size bytes from here on, no more. */
+		kasan_unpoison(p, class_size);
 		if (gfp & __GFP_ZERO)
 			krealloc_zero_in_place((void *)p, kept, new_size,
 					       class_size);
 		/* It fits where it is; a debug cache moves its red zone. */
 		if (s)
 			slab_kmalloc_set_size(s, (void *)p, new_size);
+		kasan_poison((char *)p + new_size, class_size - new_size);
 		return (void *)p;
 	}
 	n = __kmalloc(new_size, gfp, _RET_IP_);
 	if (!n)
 		return NULL;       /* p is left as it was */
+	/* Without a debug cache the size once asked is not kept: all of
+	 * the class is copied (as Linux does), though the caller may own
+	 * less of it; p is freed next. */
+	kasan_unpoison(p, kept);
 	memcpy(n, p, kept);
 	__kfree(p, _RET_IP_);
 	return n;
@@ -390,6 +406,7 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	if (likely(object)) {
 		if (unlikely(gfp & __GFP_ZERO))
 			memset(object, 0, kmalloc_caches[idx]->object_size);
+		kasan_kmalloc(kmalloc_caches[idx], object, size);
 		return object;
 	}
 	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
@@ -402,8 +419,10 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	    idx + 1 < NR_KMALLOC_CACHES)
 		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, &busy,
 					   _RET_IP_);
-	if (object)
+	if (object) {
+		kasan_kmalloc(virt_to_slab(object)->slab_cache, object, size);
 		return object;
+	}
 	if (busy)
 		nolock_stat_inc(obj_alloc_busy);
 	else
@@ -464,6 +483,8 @@ void *kmalloc_nosheaf(size_t size, gfp_t gfp)
 	if (__slab_alloc_bulk(s, gfp, 1, &p, _RET_IP_) != 1)
 		return NULL;
 	stat(s, ALLOC_SLOWPATH);
+	kasan_slab_alloc(s, p);
+	kasan_kmalloc(s, p, size);
 	return p;
 }
 
@@ -479,6 +500,7 @@ void kfree_nosheaf(void *p)
 	s = kmalloc_caches[kmalloc_index(ksize(p))];
 	if (!slab_free_check(s, p, _RET_IP_))
 		return;
+	kasan_slab_free(s, p);
 	__slab_free_bulk(s, 1, &p, _RET_IP_);
 	stat(s, FREE_SLOWPATH);
 }

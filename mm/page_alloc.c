@@ -81,6 +81,10 @@
  * it only if both halves had it, so memory never poisoned is never
  * checked), and prep_new_page() checks every byte of a marked block before
  * handing it out: a byte that changed was written after the free.
+ *
+ * SHADOW (host only, include/kasan.h).  A freed block is poisoned for
+ * AddressSanitizer once its free is claimed (after the poison fill), and
+ * at boot; prep_new_page() unpoisons it first thing.  Empty in the kernel.
  */
 #include <mm.h>
 #include <mmzone.h>
@@ -89,6 +93,7 @@
 #include <spinlock.h>
 #include <smp.h>
 #include <irqflags.h>
+#include <kasan.h>
 #include <memlayout.h>
 #include <printk.h>
 #include <kernel.h>
@@ -491,6 +496,7 @@ static void check_page_poison(struct page *page, unsigned int order)
 
 static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
+	kasan_unpoison(page_address(page), PAGE_SIZE << order);
 	if (page->flags & PG_poisoned)
 		check_page_poison(page, order);
 	page->flags &= ~(PG_buddy | PG_pcp | PG_deferred | PG_head |
@@ -731,10 +737,13 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
 	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
+	/* A slab's block comes back with its free objects poisoned. */
+	kasan_unpoison(page_address(page), PAGE_SIZE << order);
 	if (READ_ONCE(page_poisoning)) {
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
 	}
+	kasan_poison(page_address(page), PAGE_SIZE << order);
 	return true;
 }
 
@@ -932,6 +941,7 @@ void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn)
 			order--;
 		for (i = 0; i < (1ul << order); i++)
 			page[i].flags &= ~PG_reserved;
+		kasan_poison(page_address(page), PAGE_SIZE << order);
 		spin_lock_irqsave(&zone->lock, flags);
 		__free_one_page(page, pfn, zone, order);
 		zone->managed_pages += 1ul << order;

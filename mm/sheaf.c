@@ -982,6 +982,7 @@ void *kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp,
 	if (WARN_ON(sheaf->cache != s) || !sheaf->size)
 		return NULL;
 	object = sheaf->objects[--sheaf->size];
+	kasan_slab_alloc(s, object);
 	if (gfp & __GFP_ZERO)
 		memset(object, 0, s->object_size);
 	return object;

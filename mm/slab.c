@@ -65,6 +65,13 @@
  * Free: sheaves, then list_lock, else the object is parked on this CPU's
  * *deferred list* (below) and an irq_work frees it soon after.
  *
+ * SHADOW (host only, include/kasan.h).  A new slab is poisoned whole; an
+ * object is unpoisoned (kasan_slab_alloc()) as it leaves for a caller and
+ * poisoned (kasan_slab_free()) once slab_free_check() accepted its free.
+ * This file reads and writes free objects and metadata by design, so the
+ * host builds it without ASan instrumentation, and slab_fill() writes the
+ * bytes no caller owns.  Empty in the kernel.
+ *
  * THE DEFERRED LIST.  Per CPU, lock-free: a push is one compare-and-swap
  * on the head, the drain takes the whole list with one exchange (llist.h
  * explains why that is safe).  Objects of any cache are linked through
@@ -389,19 +396,39 @@ static void set_track(struct kmem_cache *s, void *object, int which,
 	t->valid = 1;
 }
 
+/*
+ * Fill bytes of a slot that no caller owns: a free object's poison, red
+ * zones, tracking records.  On the host those bytes are poisoned for
+ * AddressSanitizer (include/kasan.h), and its runtime checks memset() even
+ * when called from this uninstrumented file, so they are written one by
+ * one there (volatile, so the compiler does not turn the loop back into a
+ * memset() call).
+ */
+static void slab_fill(void *p, u8 value, size_t n)
+{
+	if (KASAN_ENABLED) {
+		volatile u8 *b = p;
+
+		while (n--)
+			*b++ = value;
+		return;
+	}
+	memset(p, value, n);
+}
+
 /* Fill the debug areas for a free (active == false) or allocated object. */
 static void init_object(struct kmem_cache *s, void *object, bool active)
 {
 	u8 *p = object;
 
 	if ((s->flags & SLAB_POISON) && !active) {
-		memset(p, POISON_FREE, s->object_size - 1);
+		slab_fill(p, POISON_FREE, s->object_size - 1);
 		p[s->object_size - 1] = POISON_END;
 	}
 	if (s->flags & SLAB_RED_ZONE)
-		memset(p + s->object_size,
-		       active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE,
-		       red_zone_end(s) - s->object_size);
+		slab_fill(p + s->object_size,
+			  active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE,
+			  red_zone_end(s) - s->object_size);
 }
 
 /* First byte in [from, to) of object that is not `value`, or -1. */
@@ -439,7 +466,7 @@ void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size)
 	if (!s->orig_size_offset || size > s->object_size)
 		return;
 	*orig_size_slot(s, object) = size;
-	memset((char *)object + size, SLUB_RED_ACTIVE, s->object_size - size);
+	slab_fill((char *)object + size, SLUB_RED_ACTIVE, s->object_size - size);
 }
 
 size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object)
@@ -594,13 +621,15 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 		if (is_debug_cache(s))
 			init_object(s, p, false);
 		if (s->flags & SLAB_STORE_USER)   /* no stale "last free by" */
-			memset(object_tracks(s, p), 0,
-			       2 * sizeof(struct slab_track));
+			slab_fill(object_tracks(s, p), 0,
+				  2 * sizeof(struct slab_track));
 		if (s->ctor)
 			s->ctor(p);
 		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
 	}
 	set_slab_freelist(s, slab, base);
+	/* Every byte of a new slab is the allocator's until handed out. */
+	kasan_poison(page_address(slab), PAGE_SIZE << s->order);
 	stat(s, ALLOC_SLAB);
 	return slab;
 }
@@ -882,6 +911,7 @@ void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, bool *busy,
 		}
 		stat(s, ALLOC_SLOWPATH);
 	}
+	kasan_slab_alloc(s, object);
 	if (gfp & __GFP_ZERO)
 		memset(object, 0, s->object_size);
 	return object;
@@ -1016,6 +1046,7 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 
 	if (!slab_free_check(s, object, caller))
 		return;
+	kasan_slab_free(s, object);
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
 	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
@@ -1275,6 +1306,7 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 			return NULL;
 		stat(s, ALLOC_SLOWPATH);
 	}
+	kasan_slab_alloc(s, object);
 	if (gfp & __GFP_ZERO)
 		memset(object, 0, s->object_size);
 	return object;
@@ -1301,6 +1333,7 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 	}
 	if (!slab_free_check(s, object, caller))
 		return;
+	kasan_slab_free(s, object);
 	if (cache_has_sheaves(s) && free_to_pcs(s, object))
 		return;
 	__slab_free_bulk(s, 1, &object, caller);
@@ -1346,6 +1379,8 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
 		kmem_cache_free_bulk(s, got, p);
 		return 0;
 	}
+	for (i = 0; i < nr; i++)
+		kasan_slab_alloc(s, p[i]);
 	if (gfp & __GFP_ZERO)
 		for (i = 0; i < nr; i++)
 			memset(p[i], 0, s->object_size);
@@ -1370,6 +1405,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 			return;
 		}
 	}
+	for (i = 0; i < nr; i++)
+		kasan_slab_free(s, p[i]);
 	if (cache_has_sheaves(s))
 		done = free_to_pcs_bulk(s, (unsigned int)nr, p);
 	if (done < nr) {

@@ -28,6 +28,7 @@
 #define MM_SLAB_INTERNAL_H
 
 #include <local_lock.h>
+#include <kasan.h>
 #include <list.h>
 #include <mm.h>
 #include <mm_points.h>
@@ -208,6 +209,35 @@ static __always_inline struct page *virt_to_slab(const void *addr)
 }
 
 /*
+ * The shadow hooks for objects (include/kasan.h; empty in the kernel).
+ * kasan_slab_alloc() as an object leaves the allocator for a caller, before
+ * anything is written into it for that caller (zeroes, say);
+ * kasan_slab_free() once a free is accepted, before the object goes where
+ * another allocation could take it.  Objects in sheaves, the barn, slab
+ * freelists and deferred lists are all poisoned: moving them between those
+ * never touches the shadow.  kmalloc() narrows an object to the size asked
+ * with kasan_kmalloc().
+ */
+static __always_inline void kasan_slab_alloc(const struct kmem_cache *s,
+					     void *object)
+{
+	kasan_unpoison(object, s->object_size);
+}
+
+static __always_inline void kasan_slab_free(const struct kmem_cache *s,
+					    void *object)
+{
+	kasan_poison(object, s->object_size);
+}
+
+static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
+					  void *object, size_t size)
+{
+	if (size < s->object_size)
+		kasan_poison((char *)object + size, s->object_size - size);
+}
+
+/*
  * The fast paths: pop from / push to this CPU's main sheaf, inlined into
  * kmalloc(), kfree(), kmem_cache_alloc() and kmem_cache_free() so that the
  * common case is one short straight line with no call chain.  They only
@@ -247,6 +277,7 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 	object = main->objects[--main->size];
 	pcs->alloc_pcs++;
 	local_unlock(&pcs->lock);
+	kasan_slab_alloc(s, object);
 	return object;
 }
 
@@ -305,6 +336,7 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 		local_unlock(&pcs->lock);
 		return false;
 	}
+	kasan_slab_free(s, object);
 	main->objects[main->size++] = object;
 	pcs->free_pcs++;
 	local_unlock(&pcs->lock);

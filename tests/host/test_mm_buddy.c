@@ -8,6 +8,7 @@
  * can then be asserted exactly, and "everything coalesced back" means
  * free_area[MAX_ORDER].nr_free == 2 again.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <kernel.h>
 #include <mm_points.h>
@@ -457,7 +458,7 @@ static void poison_is_checked_in_every_page(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	data = page_address(p);
 	__free_pages(p, POISON_ORDER);
-	data[(PAGE_SIZE << POISON_ORDER) - 1] = 0x55;
+	kasan_unchecked_fill(&data[(PAGE_SIZE << POISON_ORDER) - 1], 0x55, 1);
 	KUNIT_EXPECT_REPORT(test, "page poison overwritten",
 			    q = alloc_pages_node(0, GFP_KERNEL, POISON_ORDER));
 	KUNIT_EXPECT_PTR_EQ(test, q, p);   /* the per-CPU list gives it back */
@@ -491,7 +492,7 @@ static void poison_survives_a_split(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, small, big);
 	upper = big + (1ul << (MAX_ORDER - 1));
 	data = page_address(upper);
-	data[PAGE_SIZE - 1] = 0x55;
+	kasan_unchecked_fill(&data[PAGE_SIZE - 1], 0x55, 1);
 	KUNIT_EXPECT_REPORT(test, "page poison overwritten",
 			    q = alloc_pages_node(0, GFP_KERNEL, MAX_ORDER - 1));
 	KUNIT_EXPECT_PTR_EQ(test, q, upper);

@@ -15,6 +15,7 @@
  * The same file runs on the host (tests/host/test_mm_check.c) over the
  * slab tests' arena.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <kernel.h>
 #include <mm.h>
@@ -285,10 +286,10 @@ static void slab_checks_fire(struct kunit *test)
 	free_obj = slab_check_first_free(cc, slab);
 	KUNIT_ASSERT_NOT_NULL(test, free_obj);
 	slot = (void **)((char *)free_obj + cc->offset);
-	saved = *slot;
-	*slot = (void *)((unsigned long)saved ^ 0x40);
+	saved = kasan_unchecked_load_ptr(slot);
+	kasan_unchecked_store_ptr(slot, (void *)((unsigned long)saved ^ 0x40));
 	KUNIT_EXPECT_GE(test, violations_now(), 1);
-	*slot = saved;
+	kasan_unchecked_store_ptr(slot, saved);
 
 	/* X1: an object free in its slab and held in main (given twice). */
 	held = pcs->main->objects;

@@ -31,6 +31,7 @@
  * "NMI" is host_nmi_nesting raised around a direct call and irq_work runs
  * when the test says so; in the kernel the NMIs and the irq_work are real.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <kernel.h>
 #include <irq_work.h>
@@ -618,13 +619,14 @@ static void deferred_link_is_encoded(struct kunit *test)
 	/* Still held: both are parked, the newest first. */
 	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), 2);
 	slot = (void **)((char *)parked[1] + s->offset);
-	stored = (unsigned long)*slot;
+	stored = (unsigned long)kasan_unchecked_load_ptr(slot);
 	KUNIT_EXPECT_NE(test, stored, (unsigned long)parked[0]);
 	KUNIT_EXPECT_EQ(test, stored ^ s->random ^ DEFERRED_LINK_TAG ^
 			__builtin_bswap64((unsigned long)slot),
 			(unsigned long)parked[0]);
 	slot = (void **)((char *)parked[0] + s->offset);
-	KUNIT_EXPECT_EQ(test, (unsigned long)*slot ^ s->random ^
+	KUNIT_EXPECT_EQ(test, (unsigned long)kasan_unchecked_load_ptr(slot) ^
+			s->random ^
 			DEFERRED_LINK_TAG ^
 			__builtin_bswap64((unsigned long)slot),
 			0);   /* the end of the list */
@@ -1082,8 +1084,12 @@ static void debug_nmi_one(struct kunit *test, unsigned int size,
 	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_free_deferred), 1);
 	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
 	KUNIT_EXPECT_EQ(test, slab_inuse(s), DEBUG_NMI_OBJECTS - 1);
-	if (s->flags & SLAB_POISON)   /* the debug free ran: poisoned */
-		KUNIT_EXPECT_EQ(test, *(u8 *)obj[0], DEBUG_NMI_POISON_FREE);
+	if (s->flags & SLAB_POISON) {  /* the debug free ran: poisoned */
+		u8 first;
+
+		kasan_unchecked_read(&first, obj[0], sizeof(first));
+		KUNIT_EXPECT_EQ(test, first, DEBUG_NMI_POISON_FREE);
+	}
 
 	/* The NMI lands between two operations: both work. */
 	debug_nmi_free = obj[1];

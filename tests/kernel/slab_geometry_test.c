@@ -28,6 +28,7 @@
  * The same file runs on the host, included by
  * tests/host/test_mm_slab_geometry.c.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <kernel.h>
 #include <mm.h>
@@ -405,7 +406,7 @@ static void kmalloc_tail_overrun_is_reported(struct kunit *test)
 			kfree(p);
 			continue;
 		}
-		p[size] = 1;
+		kasan_unchecked_fill(&p[size], 1, 1);   /* past the ask */
 		KUNIT_EXPECT_REPORT(test, "Redzone overwritten", kfree(p));
 		KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 		checked++;

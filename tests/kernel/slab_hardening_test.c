@@ -35,6 +35,7 @@
  * slab_reports rose by exactly the reports expected.  The same file runs on the host
  * (tests/host/test_mm_slab_hardening.c) under ASan and UBSan.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <irqflags.h>
 #include <kernel.h>
@@ -174,7 +175,7 @@ static void tiny_object_red_zone_is_its_own(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	/* ...and still guards the object: one byte past it is reported. */
-	b[TINY_SIZE] = 0x11;
+	kasan_unchecked_fill(&b[TINY_SIZE], 0x11, 1);
 	KUNIT_EXPECT_REPORT(test, "Redzone overwritten", kmem_cache_free(s, b));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
@@ -342,7 +343,7 @@ static void corrupted_deferred_link_is_reported(struct kunit *test)
 	/* A stray write of a plausible pointer into the last parked object,
 	 * whose link should decode to NULL (so nothing is lost behind it). */
 	slot = (void **)((char *)objs[0] + s->offset);
-	*slot = objs[2];
+	kasan_unchecked_store_ptr(slot, objs[2]);
 	KUNIT_EXPECT_REPORT(test, "deferred-free link corrupted",
 			    unpark_all(irq));
 	KUNIT_EXPECT_EQ(test, parked_here(), 0);
@@ -375,7 +376,7 @@ static void freed_object_hides_secret(struct kunit *test)
 	kmem_cache_free(s, a);           /* a's link: the next free object,
 					  * in the same slab as a */
 	slot = (void **)((char *)a + s->offset);
-	stored = (unsigned long)*slot;
+	stored = (unsigned long)kasan_unchecked_load_ptr(slot);
 	/* next ^ slot has no high bits: without the byte swap the stored
 	 * word would show random's high bits as they are. */
 	KUNIT_EXPECT_NE(test, stored >> HIGH_BITS_SHIFT,
@@ -464,7 +465,7 @@ static void krealloc_zeroes_what_it_exposes(struct kunit *test)
 static void fresh_slab_has_no_stale_tracks(struct kunit *test)
 {
 	unsigned long before = quiesced_pages();
-	struct slab_track *t;
+	struct slab_track t[2];
 	struct kmem_cache *s;
 	struct page *junk;
 	void *a;
@@ -479,10 +480,12 @@ static void fresh_slab_has_no_stale_tracks(struct kunit *test)
 	__free_pages(junk, s->order);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	t = slab_object_tracks(s, a);
+	/* Metadata: no caller owns it, so it is read unchecked. */
+	kasan_unchecked_read(t, slab_object_tracks(s, a), sizeof(t));
 	KUNIT_EXPECT_EQ(test, t[0].valid, 1);   /* just allocated */
 	KUNIT_EXPECT_EQ(test, t[1].valid, 0);   /* never freed */
 	kmem_cache_free(s, a);
+	kasan_unchecked_read(t, slab_object_tracks(s, a), sizeof(t));
 	KUNIT_EXPECT_EQ(test, t[1].valid, 1);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	KUNIT_EXPECT_EQ(test, quiesced_pages(), before);
@@ -582,13 +585,15 @@ static void double_free_after_a_stray_write(struct kunit *test)
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, b);             /* freelist: b -> a -> ... */
 	slot = (void **)((char *)a + s->offset);
-	saved = *slot;
-	*slot = (void *)STRAY_WORD;        /* decodes to no object */
+	saved = kasan_unchecked_load_ptr(slot);
+	/* decodes to no object */
+	kasan_unchecked_store_ptr(slot, (void *)STRAY_WORD);
 	slab_report_count_only = true;
 	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, a));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 	slab_report_count_only = false;
-	*slot = saved;                     /* mend, so the freelist is whole */
+	/* mend, so the freelist is whole */
+	kasan_unchecked_store_ptr(slot, saved);
 	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), b);
 	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), a);
 	kmem_cache_free(s, a);

@@ -11,6 +11,7 @@
  * back.  Tests that look at sheaf mechanics use a private cache with a
  * small capacity on one CPU, so the counts they expect are exact.
  */
+#include <kasan.h>
 #include <kunit.h>
 #include <kernel.h>
 #include <mm.h>
@@ -382,12 +383,12 @@ static void free_pointer_is_hardened(struct kunit *test)
 	kmem_cache_free(s, b);   /* freelist: b -> c -> rest of the slab */
 	slot = (void **)((char *)b + s->offset);
 	/* Stored neither as the plain pointer nor as NULL. */
-	KUNIT_EXPECT_PTR_NE(test, *slot, c);
-	KUNIT_EXPECT_PTR_NE(test, *slot, NULL);
+	KUNIT_EXPECT_PTR_NE(test, kasan_unchecked_load_ptr(slot), c);
+	KUNIT_EXPECT_PTR_NE(test, kasan_unchecked_load_ptr(slot), NULL);
 
 	/* A stray write of a plausible pointer is caught, not followed. */
 	slab_report_count_only = true;
-	*slot = a;
+	kasan_unchecked_store_ptr(slot, a);
 	kunit_expect_report(test, "free pointer corrupted");
 	KUNIT_EXPECT_PTR_EQ(test, kmem_cache_alloc(s, GFP_KERNEL), b);
 	kunit_expect_report_done(test);
@@ -1043,7 +1044,7 @@ static void debug_red_zone_overwrite(struct kunit *test)
 	kmem_cache_free(s, a);
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
-	a[50] = 1;                      /* one byte past the end */
+	kasan_unchecked_fill(&a[50], 1, 1);     /* one byte past the end */
 	KUNIT_EXPECT_REPORT(test, "BUG test_dbg: Redzone overwritten",
 			    kmem_cache_free(s, a));
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
@@ -1095,7 +1096,7 @@ static void debug_write_after_free(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, a);
-	a[10] = 0;                      /* write after free */
+	kasan_unchecked_fill(&a[10], 0, 1);     /* write after free */
 	KUNIT_EXPECT_REPORT(test, "BUG test_dbg: Poison overwritten",
 			    b = kmem_cache_alloc(s, GFP_KERNEL)); /* LIFO: a */
 	KUNIT_EXPECT_PTR_EQ(test, b, a);

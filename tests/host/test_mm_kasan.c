@@ -1,0 +1,231 @@
+/*
+ * test_mm_kasan.c - the arena's shadow follows ownership (include/kasan.h).
+ *
+ * AddressSanitizer sees the host arena as one allocation; the allocator's
+ * hooks poison what no caller owns so that a test (or the allocator) that
+ * reads a freed object, past the size it asked for, or into a slab's
+ * metadata is reported.  These cases check the shadow itself after each
+ * kind of allocation and free, byte by byte at the edges, with ASan's
+ * __asan_address_is_poisoned(): the bytes handed out are addressable, the
+ * first byte past them is not, and nothing of a freed object or page is.
+ * Deliberately touching poisoned bytes would abort the program, so the
+ * cases only ask the shadow.
+ *
+ * Runs in the slab tests' environment (test_mm_slab.c: 32 MiB of arena,
+ * four pretend CPUs).  Without MM_KASAN (no ASan) the suite skips.
+ */
+#include <kasan.h>
+#include <kunit.h>
+#include <mm.h>
+#include <slab.h>
+#include <string.h>
+#include "../../mm/slab_internal.h"
+
+int slab_test_env_init(void);
+void slab_test_env_exit(void);
+
+#define KMALLOC_ASK     100     /* from the 128-byte class */
+#define KMALLOC_CLASS   128
+#define LARGE_ASK       5000    /* a large kmalloc: two pages */
+#define CACHE_OBJECT    50      /* a private cache's object size */
+#define PAGE_ORDER      2
+
+static int kasan_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return slab_test_env_init();
+}
+
+static void kasan_suite_exit(struct kunit_suite *suite)
+{
+	(void)suite;
+	slab_test_env_exit();
+}
+
+static void need_kasan(struct kunit *test)
+{
+	if (!KASAN_ENABLED)
+		kunit_skip(test, "built without MM_KASAN (no AddressSanitizer)");
+}
+
+/* Bytes [0, owned) of p addressable, and byte `owned` not. */
+#define EXPECT_OWNED(test, p, owned) do {				\
+	KUNIT_EXPECT_TRUE(test, kasan_byte_addressable(p));		\
+	KUNIT_EXPECT_TRUE(test,						\
+		kasan_byte_addressable((const char *)(p) + (owned) - 1)); \
+	KUNIT_EXPECT_FALSE(test,					\
+		kasan_byte_addressable((const char *)(p) + (owned)));	\
+} while (0)
+
+/* Bytes [0, n) of p addressable (what follows may be someone else's). */
+#define EXPECT_ADDRESSABLE(test, p, n) do {				\
+	KUNIT_EXPECT_TRUE(test, kasan_byte_addressable(p));		\
+	KUNIT_EXPECT_TRUE(test,						\
+		kasan_byte_addressable((const char *)(p) + (n) - 1));	\
+} while (0)
+
+#define EXPECT_POISONED(test, p)					\
+	KUNIT_EXPECT_FALSE(test, kasan_byte_addressable(p))
+
+/* kmalloc(): the size asked, cold (slow path) and warm (the sheaf). */
+static void kmalloc_owns_what_it_asked(struct kunit *test)
+{
+	char *p, *q;
+
+	need_kasan(test);
+	kmem_cache_shrink(kmalloc_slab(KMALLOC_ASK));
+	p = kmalloc(KMALLOC_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_OWNED(test, p, KMALLOC_ASK);
+	kfree(p);
+	EXPECT_POISONED(test, p);
+	q = kmalloc(KMALLOC_ASK, GFP_KERNEL);     /* the same, from the sheaf */
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	EXPECT_OWNED(test, q, KMALLOC_ASK);
+	kfree(q);
+	q = kmalloc(KMALLOC_ASK, GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	EXPECT_OWNED(test, q, KMALLOC_ASK);
+	/* krealloc() in place moves the edge both ways; ksize() hands over
+	 * the whole class. */
+	q = krealloc(q, KMALLOC_ASK / 2, GFP_KERNEL);
+	EXPECT_OWNED(test, q, KMALLOC_ASK / 2);
+	q = krealloc(q, KMALLOC_CLASS - 8, GFP_KERNEL);
+	EXPECT_OWNED(test, q, KMALLOC_CLASS - 8);
+	KUNIT_EXPECT_EQ(test, ksize(q), KMALLOC_CLASS);
+	KUNIT_EXPECT_TRUE(test, kasan_byte_addressable(q + KMALLOC_CLASS - 1));
+	kfree(q);
+	EXPECT_POISONED(test, q);
+	EXPECT_POISONED(test, q + KMALLOC_CLASS - 1);
+}
+
+/* Any context: kmalloc_nolock()/kfree_nolock() keep the same edges. */
+static void kmalloc_nolock_owns_what_it_asked(struct kunit *test)
+{
+	char *p;
+
+	need_kasan(test);
+	p = kmalloc_nolock(KMALLOC_ASK, 0, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_OWNED(test, p, KMALLOC_ASK);
+	kfree_nolock(p);
+	EXPECT_POISONED(test, p);
+}
+
+/* A large kmalloc: its pages, up to the size asked. */
+static void large_kmalloc_owns_what_it_asked(struct kunit *test)
+{
+	char *p;
+
+	need_kasan(test);
+	p = kmalloc(LARGE_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_OWNED(test, p, LARGE_ASK);
+	kfree(p);
+	EXPECT_POISONED(test, p);
+}
+
+/*
+ * A cache without sheaves: each object is addressable exactly while
+ * allocated, its red zone never, and the objects never handed out of a
+ * new slab not at all.
+ */
+static void cache_objects_and_metadata(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = 0 };
+	struct kmem_cache *s;
+	char *a, *b;
+
+	need_kasan(test);
+	s = kmem_cache_create_args("test_kasan", CACHE_OBJECT, &args,
+				   SLAB_RED_ZONE);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	EXPECT_OWNED(test, a, CACHE_OBJECT);      /* the red zone is not */
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	EXPECT_OWNED(test, b, CACHE_OBJECT);
+	kmem_cache_free(s, b);
+	EXPECT_POISONED(test, b);
+	/* The last object of the slab was never handed out. */
+	EXPECT_POISONED(test, (char *)page_address(virt_to_slab(a)) +
+				(unsigned long)(s->objects - 1) * s->size);
+	kmem_cache_free(s, a);
+	EXPECT_POISONED(test, a);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
+/* Bulk calls and prefilled sheaves: objects waiting in a sheaf are the
+ * allocator's, the one taken out is the caller's. */
+static void bulk_and_prefilled_sheaves(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(KMALLOC_CLASS);
+	struct slab_sheaf *sheaf;
+	void *objs[4];
+	char *p;
+	unsigned int i;
+
+	need_kasan(test);
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL,
+						    ARRAY_SIZE(objs), objs),
+			ARRAY_SIZE(objs));
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		EXPECT_ADDRESSABLE(test, objs[i], KMALLOC_CLASS);
+	kmem_cache_free_bulk(s, ARRAY_SIZE(objs), objs);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		EXPECT_POISONED(test, objs[i]);
+
+	sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, sheaf);
+	KUNIT_ASSERT_GE(test, kmem_cache_sheaf_size(sheaf), 2);
+	EXPECT_POISONED(test, sheaf->objects[sheaf->size - 1]);
+	p = kmem_cache_alloc_from_sheaf(s, GFP_KERNEL | __GFP_ZERO, sheaf);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_ADDRESSABLE(test, p, KMALLOC_CLASS);
+	EXPECT_POISONED(test, sheaf->objects[sheaf->size - 1]);
+	kmem_cache_free(s, p);
+	EXPECT_POISONED(test, p);
+	kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+}
+
+/* Page blocks: addressable while allocated, poisoned whole once free. */
+static void pages_free_and_allocated(struct kunit *test)
+{
+	struct page *page;
+	char *p;
+
+	need_kasan(test);
+	page = alloc_pages(GFP_KERNEL, PAGE_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	EXPECT_ADDRESSABLE(test, p, PAGE_SIZE << PAGE_ORDER);
+	__free_pages(page, PAGE_ORDER);
+	EXPECT_POISONED(test, p);
+	EXPECT_POISONED(test, p + (PAGE_SIZE << PAGE_ORDER) - 1);
+
+	page = try_alloc_pages(0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	KUNIT_EXPECT_TRUE(test, kasan_byte_addressable(p + PAGE_SIZE - 1));
+	free_pages_nolock(page, 0);
+	EXPECT_POISONED(test, p);
+}
+
+static struct kunit_case kasan_cases[] = {
+	KUNIT_CASE(kmalloc_owns_what_it_asked),
+	KUNIT_CASE(kmalloc_nolock_owns_what_it_asked),
+	KUNIT_CASE(large_kmalloc_owns_what_it_asked),
+	KUNIT_CASE(cache_objects_and_metadata),
+	KUNIT_CASE(bulk_and_prefilled_sheaves),
+	KUNIT_CASE(pages_free_and_allocated),
+	{}
+};
+
+static struct kunit_suite kasan_suite = {
+	.name = "kasan_shadow",
+	.suite_init = kasan_suite_init,
+	.suite_exit = kasan_suite_exit,
+	.test_cases = kasan_cases,
+};
+kunit_test_suite(kasan_suite);
