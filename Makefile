@@ -140,7 +140,8 @@ HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 	tests/host/host_main.c
 HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
-HOST_LIB_SRCS := kernel/cmdline.c kernel/vsprintf.c tests/host/test_lib.c \
+HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
+	tests/host/test_lib.c tests/host/test_params.c \
 	tests/host/test_kunit.c
 
 # The shadow of the arena (include/kasan.h): the allocator poisons what

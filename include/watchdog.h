@@ -13,6 +13,8 @@
 
 struct pt_regs;
 
+#define WATCHDOG_THRESH_DEFAULT 4     /* seconds (watchdog_thresh=) */
+
 void watchdog_init(void);                     /* boot CPU, after SMP */
 void watchdog_timer_tick(void);               /* every CPU's timer IRQ */
 void watchdog_nmi_heartbeat(struct pt_regs *regs); /* NMI, cpu0 */

@@ -148,5 +148,11 @@ unsigned int bench_run_all(const char *filter)
 		n++;
 	}
 	printk("bench: %u groups done\n", n);
+	if (!n) {
+		printk("bench: bench=%s matches no group; the groups are:\n",
+		       filter);
+		for (g = __start_bench_groups; g < __stop_bench_groups; g++)
+			printk("bench:   %s\n", (*g)->name);
+	}
 	return n;
 }

@@ -5,9 +5,8 @@
  * A value may be quoted ("a b") to hold spaces.  The text is copied into
  * the struct and cut in place, so keys and values point into it and nothing
  * is allocated.  When a key repeats, the last one wins (as in Linux).
- * Used at least for: test= (which suites to run), seed= (the PRNG seed of
- * randomised tests), loglevel= (console verbosity).  Host-tested in
- * tests/host/test_cmdline.c.
+ * What each option means, and which values it allows, is kernel/params.c's
+ * business.  Host-tested in tests/host/test_lib.c.
  */
 #include <string.h>
 #include "cmdline.h"
@@ -102,21 +101,4 @@ bool cmdline_parse_u64(const char *s, u64 *out)
 	}
 	*out = v;
 	return true;
-}
-
-const char *cmdline_get(const char *key)
-{
-	return cmdline_get_from(&kernel_cmdline, key);
-}
-
-bool cmdline_has(const char *key)
-{
-	return cmdline_get(key) != NULL;
-}
-
-u64 cmdline_get_u64(const char *key, u64 fallback)
-{
-	u64 v;
-
-	return cmdline_parse_u64(cmdline_get(key), &v) ? v : fallback;
 }

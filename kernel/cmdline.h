@@ -6,8 +6,8 @@
 
 #include <types.h>
 
-#define CMDLINE_MAX      1024
-#define CMDLINE_MAX_OPTS 32
+#define CMDLINE_MAX      2048   /* bytes, NUL included */
+#define CMDLINE_MAX_OPTS 64
 
 struct cmdline_opt {
 	const char *key;
@@ -25,10 +25,8 @@ void cmdline_parse(struct cmdline *cl, const char *text);
 const char *cmdline_get_from(const struct cmdline *cl, const char *key);
 bool cmdline_parse_u64(const char *s, u64 *out);
 
-/* The kernel's own command line (from multiboot2). */
+/* The kernel's own command line (from multiboot2); read its options
+ * through kernel/params.h, which checks them. */
 extern struct cmdline kernel_cmdline;
-const char *cmdline_get(const char *key);
-bool cmdline_has(const char *key);
-u64 cmdline_get_u64(const char *key, u64 fallback);
 
 #endif

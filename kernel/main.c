@@ -14,7 +14,9 @@
 #include <prandom.h>
 #include <slab.h>
 #include <smp.h>
+#include <string.h>
 #include "cmdline.h"
+#include "params.h"
 #include "serial.h"
 #include "timekeeping.h"
 #include "nmi_printk.h"
@@ -27,19 +29,42 @@
 
 u64 boot_seed;
 
+/* Bytes of the command line per log line: a printk line holds 512. */
+#define CMDLINE_PIECE 400
+
+/* The whole command line, in pieces that each fit a printk line. */
+static void show_cmdline(const char *line, size_t len)
+{
+	size_t off;
+
+	pr_info("command line (%lu bytes): \"%.*s\"%s\n", (unsigned long)len,
+		CMDLINE_PIECE, line, len > CMDLINE_PIECE ? " ..." : "");
+	for (off = CMDLINE_PIECE; off < len; off += CMDLINE_PIECE)
+		pr_info("command line, from byte %lu: \"%.*s\"\n",
+			(unsigned long)off, CMDLINE_PIECE, line + off);
+}
+
+/*
+ * Split and check the command line (kernel/params.c reports each unknown
+ * option and bad value).  A line this kernel cannot hold whole is refused:
+ * going on with part of it (a test= cut off, say) would run something
+ * else than what was asked and call it a pass.
+ */
 static void apply_cmdline(void)
 {
-	u64 v;
-
+	show_cmdline(boot_info.cmdline, strlen(boot_info.cmdline));
+	if (boot_info.cmdline_len >= BOOT_CMDLINE_MAX)
+		panic("command line: %lu bytes, more than the %u this kernel keeps: refusing to boot with part of it",
+		      (unsigned long)boot_info.cmdline_len,
+		      BOOT_CMDLINE_MAX - 1);
 	cmdline_parse(&kernel_cmdline, boot_info.cmdline);
-	if (cmdline_parse_u64(cmdline_get("loglevel"), &v))
-		console_loglevel = (int)v;
-	if (!cmdline_parse_u64(cmdline_get("seed"), &boot_seed))
-		boot_seed = rdtsc();
-	pr_info("command line: \"%s\"\n", boot_info.cmdline);
 	if (kernel_cmdline.dropped)
-		pr_warn("command line: %u options beyond the first %u ignored\n",
-			kernel_cmdline.dropped, CMDLINE_MAX_OPTS);
+		panic("command line: %u options, more than the %u this kernel keeps: refusing to boot with part of them",
+		      kernel_cmdline.nr_opts + kernel_cmdline.dropped,
+		      CMDLINE_MAX_OPTS);
+	params_init();
+	console_loglevel = (int)param_number(PARAM_LOGLEVEL);
+	boot_seed = param_given(PARAM_SEED) ? param_number(PARAM_SEED) : rdtsc();
 	pr_info("random seed: %lu (replay with seed=%lu)\n",
 		(unsigned long)boot_seed, (unsigned long)boot_seed);
 }
@@ -97,7 +122,7 @@ static unsigned int direct_map_ranges(struct phys_range *r, unsigned int max)
 static void run_self_tests(void)
 {
 	struct kunit_totals totals;
-	const char *bench = cmdline_get("bench");
+	const char *bench = param_text(PARAM_BENCH);
 	bool passed;
 
 	if (bench) {
@@ -106,7 +131,7 @@ static void run_self_tests(void)
 		printk_flush_nmi();
 		qemu_exit(n ? QEMU_EXIT_PASS : QEMU_EXIT_FAIL);
 	}
-	passed = kunit_run_all(cmdline_get("test"), &totals);
+	passed = kunit_run_all(param_text(PARAM_TEST), &totals);
 	slabinfo_show();                 /* what the run left in each cache */
 	highlights_replay();             /* the storm summary, last */
 	printk_flush_nmi();
@@ -138,9 +163,12 @@ void kernel_main(u32 magic, u32 info_phys)
 	paging_init(ranges, nr);         /* final tables: direct map, W^X */
 	desc_unmap_stack_guards();       /* stack overflows now fault */
 	e820__memblock_setup();          /* usable memory minus what is taken */
-	page_poisoning = cmdline_has("page_poison"); /* check writes after free */
+	page_poisoning = param_flag(PARAM_PAGE_POISON); /* writes after free */
+	pr_info("mm: page poisoning %s\n", page_poisoning ?
+		"on: freed pages are filled and checked when handed out" :
+		"off (page_poison turns it on)");
 	mm_core_init();                  /* memmap, zones, buddy allocator */
-	kmem_cache_init(cmdline_get("slub_debug")); /* object caches, kmalloc */
+	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
 	smp_init();                      /* APICs, other CPUs, NMI watchdog */
 
 	run_self_tests();                /* never returns */

@@ -34,13 +34,12 @@
 #include <printk.h>
 #include <smp.h>
 #include <watchdog.h>
-#include "cmdline.h"
+#include "params.h"
 #include "backtrace.h"
 #include "timekeeping.h"
 #include "../arch/x86_64/apic.h"
 #include "../arch/x86_64/interrupts.h"
 
-#define WATCHDOG_THRESH_DEFAULT 4   /* seconds */
 #define PIT_HEARTBEAT_HZ        20
 #define ISA_IRQ_PIT             0
 
@@ -130,12 +129,11 @@ bool watchdog_set_heartbeat_hz(unsigned int hz)
 
 void watchdog_init(void)
 {
-	u64 t;
-
-	if (cmdline_has("nowatchdog"))
+	if (param_flag(PARAM_NOWATCHDOG)) {
+		pr_info("watchdog: off (nowatchdog)\n");
 		return;
-	if (cmdline_parse_u64(cmdline_get("watchdog_thresh"), &t) && t)
-		watchdog_thresh = (unsigned int)t;
+	}
+	watchdog_thresh = (unsigned int)param_number(PARAM_WATCHDOG_THRESH);
 	thresh_tsc = us_to_tsc((u64)watchdog_thresh * 1000000);
 	watchdog_touch_all();
 	heartbeat_routed = ioapic_route_isa_irq_as_nmi(ISA_IRQ_PIT,

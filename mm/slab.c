@@ -1186,6 +1186,34 @@ static void slub_debug_parse(const char *opt)
 	slub_debug_names = *opt ? opt : NULL;
 }
 
+/*
+ * Each cache that slub_debug= names and no cache made so far has: a typo,
+ * or a cache created later (a test's), which the flags still reach.
+ */
+static void slub_debug_report_unmatched(void)
+{
+	const char *p = slub_debug_names;
+
+	while (p && *p) {
+		const char *end;
+		struct kmem_cache *s;
+		bool found = false;
+
+		p++;                    /* the comma */
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		list_for_each_entry(s, &slab_caches, list)
+			if (strlen(s->name) == (size_t)(end - p) &&
+			    !strncmp(s->name, p, (size_t)(end - p)))
+				found = true;
+		if (!found && end > p)
+			pr_warn("slub_debug: no cache named '%.*s' yet: its checks apply only if one is created later\n",
+				(int)(end - p), p);
+		p = end;
+	}
+}
+
 /* A per-cache random value: the boot seed, mixed with the cache's name,
  * address and creation number. */
 static unsigned long cache_random(const struct kmem_cache *s)
@@ -1592,6 +1620,7 @@ void kmem_cache_init(const char *slub_debug)
 		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
 						     : "every cache")
 				 : "off");
+	slub_debug_report_unmatched();
 }
 
 unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i)

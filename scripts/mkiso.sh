@@ -16,11 +16,27 @@ log=$(mktemp)
 trap 'rm -rf "$stage" "$log"' EXIT
 mkdir -p "$stage/boot/grub"
 cp "$kernel" "$stage/boot/kernel.elf"
+# GRUB's script language would take ; $ } \ and quotes in the line as its
+# own syntax (`test=boot; seed=5` arrived as `test=boot`).  Each word of
+# the line becomes one single-quoted GRUB word, which keeps every byte (a
+# ' inside is written '\'').  GRUB's multiboot2 command then writes \ '
+# and " of its arguments as \\ \' \" (and would wrap an argument holding
+# a space in double quotes: words hold none); the kernel undoes that
+# (arch/x86_64/multiboot2.c), so it gets the line as typed.
+grub_quote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
+}
+args=
+read -ra words <<<"$cmdline"
+for word in "${words[@]}"; do
+	args+=" $(grub_quote "$word")"
+done
 cat > "$stage/boot/grub/grub.cfg" <<CFG
 set timeout=0
 set default=0
 menuentry "teaching kernel" {
-	multiboot2 /boot/kernel.elf $cmdline
+	multiboot2 /boot/kernel.elf$args
 	boot
 }
 CFG

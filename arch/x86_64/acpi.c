@@ -29,7 +29,7 @@
 #include <string.h>
 #include "acpi.h"
 #include "multiboot2.h"
-#include "../../kernel/cmdline.h"
+#include "../../kernel/params.h"
 
 #define RSDP_SIGNATURE      "RSD PTR "
 #define RSDP_V1_LEN         20
@@ -395,7 +395,7 @@ void acpi_init(u32 max_apic_id)
 	const char *source = "nowhere";
 	size_t entry_size = 4;
 
-	if (cmdline_get("acpi") && !strcmp(cmdline_get("acpi"), "off")) {
+	if (param_choice(PARAM_ACPI) == PARAM_ACPI_OFF) {
 		pr_info("acpi: off (command line): running on the boot CPU only\n");
 		return;
 	}

@@ -27,7 +27,7 @@
 #include "acpi.h"
 #include "cpu.h"
 #include "paging.h"
-#include "../../kernel/cmdline.h"
+#include "../../kernel/params.h"
 #include "../../kernel/timekeeping.h"
 
 /* 8259A PIC ports and initialisation words (Intel 8259A data sheet). */
@@ -111,7 +111,7 @@ void apic_choose_mode(void)
 	cpuid(CPUID_FEATURES, 0, &a, &b, &c, &d);
 	if (!(d & CPUID_EDX_APIC))
 		panic("apic: this CPU has no local APIC");
-	x2apic_mode = (c & CPUID_ECX_X2APIC) && !cmdline_has("nox2apic");
+	x2apic_mode = (c & CPUID_ECX_X2APIC) && !param_flag(PARAM_NOX2APIC);
 }
 
 void apic_init_boot(phys_addr_t madt_lapic_addr)

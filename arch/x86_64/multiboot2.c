@@ -14,7 +14,7 @@
 #include "multiboot2.h"
 
 #define MB2_TAG_ALIGN 8
-#define BOOT_STRING_MAX 512
+#define BOOT_STRING_MAX 512          /* the boot loader's name */
 
 struct mb2_tag {
 	u32 type;
@@ -46,8 +46,27 @@ struct mb2_mmap_entry {
 };
 
 struct boot_info boot_info;
-static char cmdline_copy[BOOT_STRING_MAX];
+static char cmdline_copy[BOOT_CMDLINE_MAX];
 static char loader_copy[BOOT_STRING_MAX];
+
+/*
+ * GRUB's multiboot2 command builds the command line from its arguments,
+ * writing each \, ' and " as \\, \' and \" (and wrapping an argument that
+ * holds a space in double quotes; scripts/mkiso.sh passes one word per
+ * argument, without spaces).  Undone in place, the line reads as typed.
+ */
+static void grub_unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' &&
+		    (s[1] == '\\' || s[1] == '\'' || s[1] == '"'))
+			s++;
+		*out++ = *s;
+	}
+	*out = '\0';
+}
 
 const char *mb2_memory_type_name(u32 type)
 {
@@ -115,9 +134,12 @@ bool multiboot2_parse(u32 magic, const void *info, phys_addr_t info_phys)
 		}
 		switch (tag->type) {
 		case MB2_TAG_CMDLINE:
-			strlcpy(cmdline_copy,
+			/* Its whole length, so that a line longer than the
+			 * copy is refused rather than quietly cut. */
+			boot_info.cmdline_len = strlcpy(cmdline_copy,
 				((const struct mb2_tag_string *)tag)->string,
 				sizeof(cmdline_copy));
+			grub_unescape(cmdline_copy);
 			boot_info.cmdline = cmdline_copy;
 			break;
 		case MB2_TAG_LOADER:

@@ -27,6 +27,7 @@
 #define MB2_MEMORY_BADRAM           5
 
 #define BOOT_MMAP_MAX    128
+#define BOOT_CMDLINE_MAX 2048 /* bytes of command line kept, NUL included */
 #define BOOT_MODULES_MAX 8
 #define BOOT_RSDP_MAX    36   /* an ACPI 2.0 RSDP is 36 bytes */
 
@@ -43,7 +44,8 @@ struct boot_module {
 struct boot_info {
 	phys_addr_t info_phys;        /* the information block itself */
 	u32 info_size;
-	const char *cmdline;
+	const char *cmdline;          /* at most BOOT_CMDLINE_MAX - 1 bytes */
+	size_t cmdline_len;           /* as the boot loader gave it */
 	const char *loader_name;
 	struct boot_mmap_entry mmap[BOOT_MMAP_MAX];
 	unsigned int nr_mmap;

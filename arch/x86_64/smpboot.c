@@ -54,7 +54,7 @@
 #include "desc.h"
 #include "interrupts.h"
 #include "paging.h"
-#include "../../kernel/cmdline.h"
+#include "../../kernel/params.h"
 #include "../../kernel/nmi_printk.h"
 #include "../../kernel/timekeeping.h"
 
@@ -62,7 +62,6 @@
 #define SIPI_VECTOR          (TRAMPOLINE_PHYS >> 12)
 #define INIT_DELAY_US        10000      /* SDM 9.4.4.1: 10 ms after INIT */
 #define SIPI_DELAY_US        200        /* and 200 us after each SIPI */
-#define AP_TIMEOUT_MS_DEFAULT 2000
 #define CR4_PCIDE            (1ul << 17)
 #define NMI_SELFTEST_WAIT_US 1000000
 
@@ -270,7 +269,7 @@ static bool start_ap(unsigned int cpu, u32 apic_id, u64 timeout_us)
 static void start_all_aps(void)
 {
 	const struct acpi_madt_info *m = &acpi_madt_info;
-	u64 timeout_ms = cmdline_get_u64("ap_timeout_ms", AP_TIMEOUT_MS_DEFAULT);
+	u64 timeout_ms = param_number(PARAM_AP_TIMEOUT_MS);
 	size_t len = (size_t)(trampoline_end - trampoline_start);
 	u32 bsp_id = percpu_areas[0].apic_id;
 	unsigned int i;

@@ -26,16 +26,41 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
 
+MKISO = os.path.join(ROOT, "scripts", "mkiso.sh")
+
+
+def iso_key(kernel, cmdline):
+    """Everything that goes into an ISO: the kernel's bytes (a gcc and a
+    clang kernel of the same tree differ), the command line and the script
+    that writes grub.cfg."""
+    h = hashlib.sha1()
+    for path in (kernel, MKISO):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    h.update(cmdline.encode())
+    return h.hexdigest()[:16]
+
+
+ISO_KEEP = 64   # ISOs kept in build/iso; older ones are removed
+
+
+def prune_isos(iso_dir):
+    isos = sorted((os.path.getmtime(os.path.join(iso_dir, n)), n)
+                  for n in os.listdir(iso_dir) if n.endswith(".iso"))
+    for _, n in isos[:-ISO_KEEP]:
+        os.remove(os.path.join(iso_dir, n))
+
+
 def build_iso(kernel, cmdline, out_dir):
-    """An ISO per (kernel, command line), rebuilt only when the kernel is
-    newer than it."""
-    key = hashlib.sha1(cmdline.encode()).hexdigest()[:10]
-    iso = os.path.join(out_dir, "iso", "kernel-%s.iso" % key)
-    if not os.path.exists(iso) or \
-            os.path.getmtime(iso) < os.path.getmtime(kernel):
-        os.makedirs(os.path.dirname(iso), exist_ok=True)
-        subprocess.run([os.path.join(ROOT, "scripts", "mkiso.sh"), kernel,
-                        iso, cmdline], check=True)
+    """An ISO per (kernel, command line, mkiso.sh), made once."""
+    iso_dir = os.path.join(out_dir, "iso")
+    iso = os.path.join(iso_dir, "kernel-%s.iso" % iso_key(kernel, cmdline))
+    if not os.path.exists(iso):
+        os.makedirs(iso_dir, exist_ok=True)
+        tmp = iso + ".tmp"
+        subprocess.run([MKISO, kernel, tmp, cmdline], check=True)
+        os.replace(tmp, iso)
+        prune_isos(iso_dir)
     return iso
 
 

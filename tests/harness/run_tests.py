@@ -465,6 +465,65 @@ def run_panic_during_drain(kernel, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# Bad input on the command line gets a clear answer (kernel/params.c):
+# each bad value and unknown option one line, the boot going on with the
+# defaults; characters GRUB's script language would eat (; $ } quotes)
+# reach the kernel exactly as typed; and a line longer than the kernel
+# keeps is refused in a panic that says so, not quietly cut.
+BAD_OPTIONS_CMDLINE = ("test=boot.every_cpu_runs_on_its_guarded_stack "
+                       "watchdog_thresh=4294967296 seed=abc acpi=OFF "
+                       "page_poison=off bogus=1 "
+                       "msg='a;b$c}d\"e' nowatchdog=0")
+BAD_OPTIONS_EXPECT = [
+    "command line: watchdog_thresh=4294967296 is not allowed (a number "
+    "from 1 to 3600 seconds; using 4)",
+    "command line: seed=abc is not allowed",
+    "command line: acpi=OFF is not allowed (one of: on, off; using on)",
+    "command line: unknown option 'bogus' ignored",
+    "command line: unknown option 'msg' ignored",
+    "mm: page poisoning off",
+]
+LONG_CMDLINE_BYTES = 2100     # more than BOOT_CMDLINE_MAX - 1
+LONG_CMDLINE_EXPECT = "more than the 2047 this kernel keeps: refusing"
+
+
+def run_bad_options(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    log_path = os.path.join(log_dir, "harness-bad-options.log")
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "2", "128M", BAD_OPTIONS_CMDLINE, BOOT_TIMEOUT, log_path)
+    with open(log_path, errors="replace") as f:
+        text = f.read()
+    problems += ["the boot failed: " + r for r in
+                 ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)]
+    echo = 'command line (%d bytes): "%s"' % (len(BAD_OPTIONS_CMDLINE),
+                                             BAD_OPTIONS_CMDLINE)
+    if echo not in text:
+        problems.append("the kernel did not get the line as typed (%s)"
+                        % echo)
+    problems += ["no line %r" % e for e in BAD_OPTIONS_EXPECT
+                 if e not in text]
+    long_path = os.path.join(log_dir, "harness-long-cmdline.log")
+    long_line = "test=boot " + "x" * (LONG_CMDLINE_BYTES - len("test=boot "))
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "1", "128M", long_line, BOOT_TIMEOUT, long_path)
+    reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
+    if not any(LONG_CMDLINE_EXPECT in r for r in reasons):
+        problems.append("a %d-byte line was not refused (%s)"
+                        % (LONG_CMDLINE_BYTES, "; ".join(reasons) or
+                           "the boot passed"))
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:bad-options",
+                                  "ok, each one named" if ok else "FAILED",
+                                  time.time() - start))
+    for p in problems:
+        print("    " + p)
+    if not ok:
+        print("    logs: %s, %s" % (log_path, long_path))
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -504,6 +563,7 @@ def main():
             run_boot(a.kernel, name, smp, mem,
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally)
+        run_bad_options(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,

@@ -16,7 +16,7 @@
 #include "../../arch/x86_64/desc.h"
 #include "../../arch/x86_64/multiboot2.h"
 #include "../../kernel/backtrace.h"
-#include "../../kernel/cmdline.h"
+#include "../../kernel/params.h"
 
 extern char __text_start[], __rodata_start[], __data_start[], __bss_start[];
 void kernel_main(u32 magic, u32 info_phys);
@@ -197,7 +197,7 @@ static void memory_map_was_read(struct kunit *test)
 
 static void test_filter_selects_this_suite(struct kunit *test)
 {
-	const char *f = cmdline_get("test");
+	const char *f = param_text(PARAM_TEST);
 
 	/* We are running, so whatever filter was given selects us. */
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(f, "boot", test->name));

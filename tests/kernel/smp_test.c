@@ -23,7 +23,7 @@
 #include "../../arch/x86_64/acpi.h"
 #include "../../arch/x86_64/apic.h"
 #include "../../arch/x86_64/cpu.h"
-#include "../../kernel/cmdline.h"
+#include "../../kernel/params.h"
 #include "../../kernel/timekeeping.h"
 
 #define WAIT_US 2000000
@@ -110,7 +110,7 @@ static void apic_mode_follows_cpuid_and_cmdline(struct kunit *test)
 
 	cpuid(CPUID_FEATURES, 0, &a, &b, &c, &d);
 	KUNIT_EXPECT_EQ(test, x2apic_mode,
-			(c & CPUID_ECX_X2APIC) && !cmdline_has("nox2apic"));
+			(c & CPUID_ECX_X2APIC) && !param_flag(PARAM_NOX2APIC));
 	KUNIT_EXPECT_EQ(test, !!(rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_EXTD),
 			x2apic_mode);
 	kunit_info(test, "APIC mode: %s", x2apic_mode ? "x2APIC" : "xAPIC");
