@@ -426,3 +426,41 @@ static struct kunit_suite broken_nmi_after_panic = {
 	.test_cases = broken_nmi_after_panic_cases,
 };
 kunit_test_suite(broken_nmi_after_panic);
+
+/*
+ * broken_double_panic: every CPU calls panic() at the same moment.  One
+ * wins the report; the others must halt in printk_emergency_begin() and
+ * be stopped by its NMI, each printing its backtrace.  The harness
+ * (run_stop_check in run_tests.py) requires exactly one panic line and an
+ * "NMI backtrace for cpuN" line for every other online CPU.
+ */
+static unsigned int double_panic_ready;
+
+static void panic_together(void *info)
+{
+	(void)info;
+	__atomic_fetch_add(&double_panic_ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&double_panic_ready, __ATOMIC_ACQUIRE) < nr_cpu_ids)
+		cpu_relax();
+	panic("broken_double_panic: cpu%u panics with the others",
+	      smp_processor_id());
+}
+
+static void every_cpu_panics_at_once(struct kunit *test)
+{
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	on_each_cpu_task(panic_together, NULL);
+	KUNIT_FAIL(test, "no panic");
+}
+
+static struct kunit_case broken_double_panic_cases[] = {
+	KUNIT_CASE(every_cpu_panics_at_once),
+	{}
+};
+
+static struct kunit_suite broken_double_panic = {
+	.name = "broken_double_panic",
+	.test_cases = broken_double_panic_cases,
+};
+kunit_test_suite(broken_double_panic);
