@@ -346,13 +346,14 @@ static void parse_entry(const struct madt_entry *e, struct acpi_madt_info *out)
 	}
 }
 
-bool acpi_parse_madt(const void *table, u32 max_apic_id,
+bool acpi_parse_madt(const void *table, u32 max_apic_id, u32 boot_apic_id,
 		     struct acpi_madt_info *out)
 {
 	const struct acpi_madt *madt = table;
 	const u8 *p = (const u8 *)(madt + 1);
 	const u8 *end = (const u8 *)madt + madt->header.length;
 
+	(void)boot_apic_id;
 	memset(out, 0, sizeof(*out));
 	out->max_apic_id = max_apic_id;
 	if (madt->header.length < sizeof(*madt) ||
@@ -388,7 +389,7 @@ u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
 	return irq;   /* ISA IRQs are identity-mapped unless overridden */
 }
 
-void acpi_init(u32 max_apic_id)
+void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 {
 	const struct acpi_rsdp *rsdp;
 	const struct acpi_table_header *sdt = NULL, *madt;
@@ -421,7 +422,7 @@ void acpi_init(u32 max_apic_id)
 		pr_warn("acpi: no valid MADT: running on the boot CPU only\n");
 		return;
 	}
-	if (!acpi_parse_madt(madt, max_apic_id, &acpi_madt_info)) {
+	if (!acpi_parse_madt(madt, max_apic_id, boot_apic_id, &acpi_madt_info)) {
 		pr_warn("acpi: the MADT lists no usable CPU: running on the boot CPU only\n");
 		return;
 	}
