@@ -48,6 +48,8 @@ struct acpi_madt_info {
 	u32 lapic_phys;              /* the local APICs' MMIO address */
 	u32 madt_flags;
 	u32 max_apic_id;             /* what the parse was asked to accept */
+	u32 boot_apic_id;            /* the CPU that parsed: always kept */
+	bool boot_cpu_listed;        /* its entry was found */
 	unsigned int nr_cpus;        /* enabled CPUs, duplicates removed */
 	u32 cpu_apic_ids[NR_CPUS];   /* in MADT order */
 	unsigned int nr_cpus_skipped; /* disabled, duplicate, unreachable, or

@@ -285,6 +285,13 @@ static void start_all_aps(void)
 
 		if (id == bsp_id)
 			continue;
+		if (cpu >= NR_CPUS) {
+			/* A guard only: the parse keeps at most NR_CPUS - 1
+			 * CPUs besides the BSP (acpi.c, add_cpu()). */
+			pr_warn("smp: CPU with APIC id %u not started: cpu%u would be past NR_CPUS (%u)\n",
+				id, cpu, NR_CPUS);
+			break;
+		}
 		if (start_ap(cpu, id, timeout_ms * 1000)) {
 			nr_cpu_ids = cpu + 1;
 			continue;
