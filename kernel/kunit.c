@@ -157,17 +157,27 @@ static void mark_failed(struct kunit *test)
 
 /*
  * An assertion abandons the case by longjmp() to where the runner started
- * it, but only from the case's own context.  From an NMI or an interrupt
- * handler the jump would skip the IRET: NMIs (or the interrupt's APIC
- * priority) stay blocked on this CPU and in_nmi()/in_irq() stay true.
- * There the failure is recorded and the assertion returns, acting as an
- * expectation: the handler goes on.
+ * it, but only from the case's own context.  From an NMI, an interrupt or
+ * an exception handler (#DB) the jump would skip the IRET: NMIs (or the
+ * interrupt's APIC priority) stay blocked on this CPU, IRQs stay off and
+ * in_nmi()/in_irq()/in_exception() stay true.  There the failure is
+ * recorded and the assertion returns, acting as an expectation: the
+ * handler goes on.
  */
+static const char *handler_context(void)
+{
+	if (in_nmi())
+		return "NMI";
+	if (in_irq())
+		return "IRQ";
+	return "exception";
+}
+
 void __kunit_fail_abort(struct kunit *test)
 {
-	if (!in_task()) {
+	if (!in_task() || in_exception()) {
 		printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
-		       test->name, in_nmi() ? "NMI" : "IRQ");
+		       test->name, handler_context());
 		return;
 	}
 	longjmp(test->abort_point, 1);
