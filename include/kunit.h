@@ -78,6 +78,8 @@ struct kunit {
 	char status_comment[KUNIT_STATUS_MSG_LEN]; /* why skipped */
 	void *priv;             /* for the suite's init/exit and the case */
 	jmp_buf abort_point;    /* where KUNIT_ASSERT_*() returns to */
+	unsigned int runner_cpu; /* the CPU that runs the case and owns
+				  * abort_point's stack */
 	/* Open declarations: entries [0, nr_expected_reports), published with
 	 * a release store of the count after the entry is written. */
 	struct kunit_expected_report expected_reports[KUNIT_MAX_EXPECTED_REPORTS];

@@ -397,6 +397,7 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 	memset(&test, 0, sizeof(test));
 	test.name = tc->name;
 	test.status = KUNIT_SUCCESS;
+	test.runner_cpu = smp_processor_id();
 	__atomic_store_n(&kunit_current_test, &test, __ATOMIC_RELEASE);
 
 	if (setjmp(test.abort_point) == 0) {

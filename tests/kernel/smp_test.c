@@ -14,6 +14,7 @@
  *               bad checksum).
  * Every check works for any CPU count, SMP=1 included.
  */
+#include <cpu_work.h>
 #include <cpumask.h>
 #include <irq_work.h>
 #include <irqflags.h>
@@ -209,11 +210,68 @@ static void on_each_cpu_runs_everywhere_once(struct kunit *test)
 	}
 }
 
+/*
+ * A KUNIT_ASSERT that fails inside on_each_cpu_task() on another CPU than
+ * the runner's must record the failure and return: its longjmp() would
+ * land on the runner CPU's stack.  Each other CPU asserts on its own
+ * private struct kunit, whose landing place it set itself (so that, were
+ * the jump taken, it lands safely on that CPU's own stack and shows), and
+ * whose runner is this CPU.
+ */
+static struct kunit remote_assert_probes[NR_CPUS];
+static bool remote_assert_went_on[NR_CPUS];
+static bool remote_assert_landed[NR_CPUS];
+static unsigned int remote_assert_runner;
+static volatile bool remote_assert_false;
+
+static void remote_assert(void *info)
+{
+	unsigned int cpu = smp_processor_id();
+	struct kunit *probe = &remote_assert_probes[cpu];
+
+	(void)info;
+	if (cpu == remote_assert_runner)
+		return;
+	if (setjmp(probe->abort_point) != 0) {
+		WRITE_ONCE(remote_assert_landed[cpu], true);
+		return;
+	}
+	KUNIT_ASSERT_TRUE(probe, remote_assert_false);   /* fails */
+	WRITE_ONCE(remote_assert_went_on[cpu], true);
+}
+
+static void kunit_assert_on_another_cpu_does_not_jump(struct kunit *test)
+{
+	unsigned int cpu, me = smp_processor_id();
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_EXPECT_EQ(test, test->runner_cpu, me);
+	remote_assert_runner = me;
+	memset(remote_assert_probes, 0, sizeof(remote_assert_probes));
+	memset(remote_assert_went_on, 0, sizeof(remote_assert_went_on));
+	memset(remote_assert_landed, 0, sizeof(remote_assert_landed));
+	for_each_online_cpu(cpu) {
+		remote_assert_probes[cpu].name = "remote_assert_probe";
+		remote_assert_probes[cpu].runner_cpu = me;
+	}
+	KUNIT_EXPECT_EQ(test, on_each_cpu_task(remote_assert, NULL), nr_cpu_ids);
+	for_each_online_cpu(cpu) {
+		if (cpu == me)
+			continue;
+		KUNIT_EXPECT_FALSE(test, remote_assert_landed[cpu]);
+		KUNIT_EXPECT_TRUE(test, remote_assert_went_on[cpu]);
+		KUNIT_EXPECT_EQ(test, remote_assert_probes[cpu].status,
+				KUNIT_FAILURE);
+	}
+}
+
 static struct kunit_case smp_call_cases[] = {
 	KUNIT_CASE(call_single_runs_on_that_cpu),
 	KUNIT_CASE(call_single_without_wait_completes),
 	KUNIT_CASE(call_many_runs_on_the_mask_but_not_here),
 	KUNIT_CASE(on_each_cpu_runs_everywhere_once),
+	KUNIT_CASE(kunit_assert_on_another_cpu_does_not_jump),
 	{}
 };
 
