@@ -10,8 +10,10 @@
  * KUNIT_EXPECT_*() records a failure and lets the case go on;
  * KUNIT_ASSERT_*() records it and abandons the case at once (the runner
  * longjmp()s back to where it started the case, then runs suite->exit).
- * In an NMI or IRQ handler an assertion cannot jump out (that would skip
- * the IRET): there it records the failure and returns, like an EXPECT.
+ * In an NMI, IRQ or exception (#DB) handler an assertion cannot jump out
+ * (that would skip the IRET), nor on another CPU than the one running the
+ * case (runner_cpu: the jump would land on that CPU's stack): there it
+ * records the failure and returns, like an EXPECT.
  * kunit_skip() abandons the case and reports it as skipped.
  *
  * The runner prints KTAP version 1 (Documentation/dev-tools/ktap.rst in

@@ -160,9 +160,10 @@ static void mark_failed(struct kunit *test)
  * it, but only from the case's own context.  From an NMI, an interrupt or
  * an exception handler (#DB) the jump would skip the IRET: NMIs (or the
  * interrupt's APIC priority) stay blocked on this CPU, IRQs stay off and
- * in_nmi()/in_irq()/in_exception() stay true.  There the failure is
- * recorded and the assertion returns, acting as an expectation: the
- * handler goes on.
+ * in_nmi()/in_irq()/in_exception() stay true.  Likewise on another CPU
+ * than the runner's (test->runner_cpu; on_each_cpu_task() work): the jump
+ * would land on the runner CPU's stack.  There the failure is recorded
+ * and the assertion returns, acting as an expectation: the code goes on.
  */
 static const char *handler_context(void)
 {
@@ -178,6 +179,12 @@ void __kunit_fail_abort(struct kunit *test)
 	if (!in_task() || in_exception()) {
 		printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
 		       test->name, handler_context());
+		return;
+	}
+	if (smp_processor_id() != test->runner_cpu) {
+		printk(KTAP_CASE_INDENT "# %s: the assertion failed on cpu%u, not on cpu%u that runs the case: the case cannot end there (its stack is cpu%u's), it goes on\n",
+		       test->name, smp_processor_id(), test->runner_cpu,
+		       test->runner_cpu);
 		return;
 	}
 	longjmp(test->abort_point, 1);
