@@ -11,9 +11,10 @@
  * returns when every call has returned.
  *
  * Only one work runs at a time, and only from the boot CPU's task context
- * (the self-tests): there is no scheduler to run two.  func must not call
- * KUNIT_ASSERT_*() on another CPU (its longjmp would land on the wrong
- * stack): record failures and let the caller check them.
+ * (the self-tests): there is no scheduler to run two.  A KUNIT_ASSERT_*()
+ * that fails in func on another CPU does not end the case (its longjmp
+ * would land on the runner CPU's stack): it records the failure, says so
+ * in a line and returns, like an expectation (kernel/kunit.c).
  *
  * The other CPUs run cpu_idle_loop() (kernel/cpu_work.c) once they are up.
  */

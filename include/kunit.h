@@ -10,8 +10,10 @@
  * KUNIT_EXPECT_*() records a failure and lets the case go on;
  * KUNIT_ASSERT_*() records it and abandons the case at once (the runner
  * longjmp()s back to where it started the case, then runs suite->exit).
- * In an NMI or IRQ handler an assertion cannot jump out (that would skip
- * the IRET): there it records the failure and returns, like an EXPECT.
+ * In an NMI, IRQ or exception (#DB) handler an assertion cannot jump out
+ * (that would skip the IRET), nor on another CPU than the one running the
+ * case (runner_cpu: the jump would land on that CPU's stack): there it
+ * records the failure and returns, like an EXPECT.
  * kunit_skip() abandons the case and reports it as skipped.
  *
  * The runner prints KTAP version 1 (Documentation/dev-tools/ktap.rst in
@@ -78,6 +80,8 @@ struct kunit {
 	char status_comment[KUNIT_STATUS_MSG_LEN]; /* why skipped */
 	void *priv;             /* for the suite's init/exit and the case */
 	jmp_buf abort_point;    /* where KUNIT_ASSERT_*() returns to */
+	unsigned int runner_cpu; /* the CPU that runs the case and owns
+				  * abort_point's stack */
 	/* Open declarations: entries [0, nr_expected_reports), published with
 	 * a release store of the count after the entry is written. */
 	struct kunit_expected_report expected_reports[KUNIT_MAX_EXPECTED_REPORTS];

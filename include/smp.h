@@ -13,6 +13,9 @@
  *
  * Contexts: in_nmi() is true inside an NMI handler (nmi_nesting > 0),
  * in_irq() inside a hardware interrupt handler, in_task() in neither.
+ * in_exception() is true inside an exception handler that returns with
+ * IRETQ (#DB, arch/x86_64/traps.c); in_task() stays true there, since
+ * the code such a handler runs may do what the traced code may.
  *
  * The host build of mm/ shadows this header with a per-thread CPU number
  * and a per-thread "pretend we are in an NMI" counter.
@@ -32,6 +35,8 @@ struct percpu {
 	u32 apic_id;
 	unsigned int nmi_nesting;   /* > 0 while in an NMI handler */
 	unsigned int irq_nesting;   /* > 0 while in an IRQ handler */
+	unsigned int exception_nesting; /* > 0 while in an exception handler
+					 * that returns (#DB) */
 	bool online;
 	/* Architecture state: descriptor tables and interrupt stacks. */
 	void *arch;
@@ -76,6 +81,16 @@ static __always_inline bool in_irq(void)
 	__asm__ __volatile__("movl %%gs:%c1, %0"
 			     : "=r"(n)
 			     : "i"(offsetof(struct percpu, irq_nesting)));
+	return n != 0;
+}
+
+static __always_inline bool in_exception(void)
+{
+	unsigned int n;
+
+	__asm__ __volatile__("movl %%gs:%c1, %0"
+			     : "=r"(n)
+			     : "i"(offsetof(struct percpu, exception_nesting)));
 	return n != 0;
 }
 

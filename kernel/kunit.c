@@ -157,17 +157,34 @@ static void mark_failed(struct kunit *test)
 
 /*
  * An assertion abandons the case by longjmp() to where the runner started
- * it, but only from the case's own context.  From an NMI or an interrupt
- * handler the jump would skip the IRET: NMIs (or the interrupt's APIC
- * priority) stay blocked on this CPU and in_nmi()/in_irq() stay true.
- * There the failure is recorded and the assertion returns, acting as an
- * expectation: the handler goes on.
+ * it, but only from the case's own context.  From an NMI, an interrupt or
+ * an exception handler (#DB) the jump would skip the IRET: NMIs (or the
+ * interrupt's APIC priority) stay blocked on this CPU, IRQs stay off and
+ * in_nmi()/in_irq()/in_exception() stay true.  Likewise on another CPU
+ * than the runner's (test->runner_cpu; on_each_cpu_task() work): the jump
+ * would land on the runner CPU's stack.  There the failure is recorded
+ * and the assertion returns, acting as an expectation: the code goes on.
  */
+static const char *handler_context(void)
+{
+	if (in_nmi())
+		return "NMI";
+	if (in_irq())
+		return "IRQ";
+	return "exception";
+}
+
 void __kunit_fail_abort(struct kunit *test)
 {
-	if (!in_task()) {
+	if (!in_task() || in_exception()) {
 		printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
-		       test->name, in_nmi() ? "NMI" : "IRQ");
+		       test->name, handler_context());
+		return;
+	}
+	if (smp_processor_id() != test->runner_cpu) {
+		printk(KTAP_CASE_INDENT "# %s: the assertion failed on cpu%u, not on cpu%u that runs the case: the case cannot end there (its stack is cpu%u's), it goes on\n",
+		       test->name, smp_processor_id(), test->runner_cpu,
+		       test->runner_cpu);
 		return;
 	}
 	longjmp(test->abort_point, 1);
@@ -387,6 +404,7 @@ static enum kunit_status run_case(const struct kunit_suite *suite,
 	memset(&test, 0, sizeof(test));
 	test.name = tc->name;
 	test.status = KUNIT_SUCCESS;
+	test.runner_cpu = smp_processor_id();
 	__atomic_store_n(&kunit_current_test, &test, __ATOMIC_RELEASE);
 
 	if (setjmp(test.abort_point) == 0) {

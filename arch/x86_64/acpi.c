@@ -11,6 +11,9 @@
  * APIC id the chosen APIC mode cannot address (above 0xfe in xAPIC mode,
  * whether it came in an x2APIC entry or not) is dropped with a line naming
  * the id: an IPI to it would land on another CPU.
+ * At most NR_CPUS CPUs are kept, the boot CPU always among them (one
+ * slot waits for its entry wherever it comes), the others in MADT order;
+ * acpi_init() says in one line how many enabled CPUs that left out.
  *
  * Where the RSDP comes from, in order: GRUB's multiboot2 ACPI tag (new or
  * old, copied into boot_info), then a scan of the first KiB of the EBDA and
@@ -269,7 +272,12 @@ static void add_cpu(struct acpi_madt_info *out, u32 apic_id, u32 flags)
 			return;
 		}
 	}
-	if (out->nr_cpus == NR_CPUS) {
+	/* One slot stays the boot CPU's until its entry comes: it runs
+	 * already, and start_all_aps() numbers the others after it. */
+	if (apic_id == out->boot_apic_id)
+		out->boot_cpu_listed = true;
+	else if (out->nr_cpus + !out->boot_cpu_listed >= NR_CPUS) {
+		out->nr_cpus_over_limit++;
 		out->nr_cpus_skipped++;
 		return;
 	}
@@ -346,7 +354,7 @@ static void parse_entry(const struct madt_entry *e, struct acpi_madt_info *out)
 	}
 }
 
-bool acpi_parse_madt(const void *table, u32 max_apic_id,
+bool acpi_parse_madt(const void *table, u32 max_apic_id, u32 boot_apic_id,
 		     struct acpi_madt_info *out)
 {
 	const struct acpi_madt *madt = table;
@@ -355,6 +363,7 @@ bool acpi_parse_madt(const void *table, u32 max_apic_id,
 
 	memset(out, 0, sizeof(*out));
 	out->max_apic_id = max_apic_id;
+	out->boot_apic_id = boot_apic_id;
 	if (madt->header.length < sizeof(*madt) ||
 	    acpi_checksum(madt, madt->header.length))
 		return false;
@@ -388,7 +397,7 @@ u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
 	return irq;   /* ISA IRQs are identity-mapped unless overridden */
 }
 
-void acpi_init(u32 max_apic_id)
+void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 {
 	const struct acpi_rsdp *rsdp;
 	const struct acpi_table_header *sdt = NULL, *madt;
@@ -421,11 +430,16 @@ void acpi_init(u32 max_apic_id)
 		pr_warn("acpi: no valid MADT: running on the boot CPU only\n");
 		return;
 	}
-	if (!acpi_parse_madt(madt, max_apic_id, &acpi_madt_info)) {
+	if (!acpi_parse_madt(madt, max_apic_id, boot_apic_id, &acpi_madt_info)) {
 		pr_warn("acpi: the MADT lists no usable CPU: running on the boot CPU only\n");
 		return;
 	}
 	acpi_madt_info.source = source;
+	if (acpi_madt_info.nr_cpus_over_limit)
+		pr_warn("acpi: %u enabled CPU%s skipped: this kernel runs at most NR_CPUS = %u CPUs (the boot CPU, APIC id %u, among them)\n",
+			acpi_madt_info.nr_cpus_over_limit,
+			acpi_madt_info.nr_cpus_over_limit == 1 ? "" : "s",
+			NR_CPUS, boot_apic_id);
 	pr_info("acpi: RSDP from %s, %s, MADT: %u CPU%s, %u I/O APIC%s, %u override%s, %u LAPIC NMI entr%s\n",
 		source, entry_size == 8 ? "XSDT" : "RSDT",
 		acpi_madt_info.nr_cpus, acpi_madt_info.nr_cpus == 1 ? "" : "s",

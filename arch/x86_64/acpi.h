@@ -48,11 +48,14 @@ struct acpi_madt_info {
 	u32 lapic_phys;              /* the local APICs' MMIO address */
 	u32 madt_flags;
 	u32 max_apic_id;             /* what the parse was asked to accept */
+	u32 boot_apic_id;            /* the CPU that parsed: always kept */
+	bool boot_cpu_listed;        /* its entry was found */
 	unsigned int nr_cpus;        /* enabled CPUs, duplicates removed */
 	u32 cpu_apic_ids[NR_CPUS];   /* in MADT order */
 	unsigned int nr_cpus_skipped; /* disabled, duplicate, unreachable, or
 					 beyond NR_CPUS */
 	unsigned int nr_cpus_unreachable; /* APIC id above max_apic_id */
+	unsigned int nr_cpus_over_limit; /* enabled, but NR_CPUS were kept */
 	unsigned int nr_ioapics;
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
 	unsigned int nr_overrides;
@@ -63,8 +66,8 @@ struct acpi_madt_info {
 
 extern struct acpi_madt_info acpi_madt_info;
 
-/* max_apic_id: as for acpi_parse_madt(), from the APIC mode. */
-void acpi_init(u32 max_apic_id);
+/* max_apic_id, boot_apic_id: as for acpi_parse_madt(). */
+void acpi_init(u32 max_apic_id, u32 boot_apic_id);
 /* Sum of `len` bytes modulo 256; a valid ACPI structure sums to 0. */
 u8 acpi_checksum(const void *p, size_t len);
 /*
@@ -76,8 +79,9 @@ u8 acpi_checksum(const void *p, size_t len);
 #define X2APIC_MAX_APIC_ID 0xfffffffeu
 
 /* Parse a MADT at `madt` (exposed for the tests' fabricated tables); a
- * CPU whose APIC id is above max_apic_id is skipped with a message. */
-bool acpi_parse_madt(const void *madt, u32 max_apic_id,
+ * CPU whose APIC id is above max_apic_id is skipped with a message.
+ * boot_apic_id is the CPU running this (from its own local APIC). */
+bool acpi_parse_madt(const void *madt, u32 max_apic_id, u32 boot_apic_id,
 		     struct acpi_madt_info *out);
 /* The GSI and flags of ISA IRQ `irq` after the overrides. */
 u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags);

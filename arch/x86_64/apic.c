@@ -114,17 +114,22 @@ void apic_choose_mode(void)
 	x2apic_mode = (c & CPUID_ECX_X2APIC) && !param_flag(PARAM_NOX2APIC);
 }
 
-void apic_init_boot(phys_addr_t madt_lapic_addr)
+void apic_init_boot(void)
 {
-	u64 base = rdmsr(MSR_IA32_APIC_BASE);
-	phys_addr_t phys = base & APIC_BASE_ADDR_MASK;
+	phys_addr_t phys = rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK;
+
+	if (!x2apic_mode)
+		xapic_base = ioremap(phys, PAGE_SIZE);
+	pic_mask_all();
+}
+
+void apic_check_madt_address(phys_addr_t madt_lapic_addr)
+{
+	phys_addr_t phys = rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK;
 
 	if (madt_lapic_addr && madt_lapic_addr != phys)
 		pr_warn("apic: MADT says the LAPIC is at %#lx, IA32_APIC_BASE says %#lx; using the MSR\n",
 			(unsigned long)madt_lapic_addr, (unsigned long)phys);
-	if (!x2apic_mode)
-		xapic_base = ioremap(phys, PAGE_SIZE);
-	pic_mask_all();
 }
 
 void apic_setup_this_cpu(void)

@@ -95,8 +95,11 @@ extern u32 apic_timer_ticks_per_ms;   /* after the divide-by-16 */
 
 /* Boot CPU, first: choose the mode (sets x2apic_mode). */
 void apic_choose_mode(void);
-/* Boot CPU, after the MADT: map the MMIO page, mask the PIC. */
-void apic_init_boot(phys_addr_t madt_lapic_addr);
+/* Boot CPU, after choosing the mode: map the MMIO page (at the address
+ * IA32_APIC_BASE gives), mask the PIC. */
+void apic_init_boot(void);
+/* Boot CPU, after the MADT: a line if the MADT names another address. */
+void apic_check_madt_address(phys_addr_t madt_lapic_addr);
 /* Every CPU: enable its local APIC in the chosen mode. */
 void apic_setup_this_cpu(void);
 u32 apic_read(u32 reg);

@@ -3,12 +3,12 @@
  *
  * smp_init() runs once on the boot CPU (BSP), after paging and before the
  * self-tests:
- *   1. apic_choose_mode(), then acpi_init(): the CPUs (APIC ids) and
+ *   1. apic_choose_mode(), the BSP's local APIC (x2APIC or xAPIC), the
+ *      PIC masked, the vectors of the timer and of the IPIs installed;
+ *   2. acpi_init(), given the BSP's APIC id: the CPUs (APIC ids) and
  *      interrupt wiring from the MADT, without the CPUs whose APIC id the
- *      chosen mode cannot address (above 0xfe in xAPIC mode);
- *   2. the BSP's local APIC (x2APIC or xAPIC), the PIC masked, the vectors
- *      of the timer and of the IPIs installed, the APIC timer calibrated
- *      and ticking, IRQs enabled;
+ *      chosen mode cannot address (above 0xfe in xAPIC mode); then the
+ *      APIC timer calibrated and ticking, IRQs enabled;
  *   3. for each other CPU of the MADT, INIT-SIPI-SIPI (SDM vol. 3A, 9.4.4.1)
  *      through the real-mode trampoline (trampoline.asm) at
  *      TRAMPOLINE_PHYS, one CPU at a time, each with a timeout;
@@ -284,6 +284,13 @@ static void start_all_aps(void)
 
 		if (id == bsp_id)
 			continue;
+		if (cpu >= NR_CPUS) {
+			/* A guard only: the parse keeps at most NR_CPUS - 1
+			 * CPUs besides the BSP (acpi.c, add_cpu()). */
+			pr_warn("smp: CPU with APIC id %u not started: cpu%u would be past NR_CPUS (%u)\n",
+				id, cpu, NR_CPUS);
+			break;
+		}
 		if (start_ap(cpu, id, timeout_ms * 1000)) {
 			nr_cpu_ids = cpu + 1;
 			continue;
@@ -340,8 +347,7 @@ static void nmi_boot_check(void)
 void smp_init(void)
 {
 	apic_choose_mode();
-	acpi_init(x2apic_mode ? X2APIC_MAX_APIC_ID : XAPIC_MAX_APIC_ID);
-	apic_init_boot(acpi_madt_info.valid ? acpi_madt_info.lapic_phys : 0);
+	apic_init_boot();
 	nmi_init();
 	register_nmi_handler(NMI_LOCAL, watchdog_nmi, "watchdog");
 	set_irq_handler(LOCAL_TIMER_VECTOR, apic_timer_interrupt);
@@ -353,6 +359,11 @@ void smp_init(void)
 
 	apic_setup_this_cpu();
 	percpu_areas[0].apic_id = apic_read_id();
+	/* After the BSP's APIC id is known: the parse keeps the BSP. */
+	acpi_init(x2apic_mode ? X2APIC_MAX_APIC_ID : XAPIC_MAX_APIC_ID,
+		  percpu_areas[0].apic_id);
+	if (acpi_madt_info.valid)
+		apic_check_madt_address(acpi_madt_info.lapic_phys);
 	apic_timer_calibrate();
 	apic_timer_start_periodic();
 	pr_info("apic: %s mode, BSP APIC id %u, timer %lu.%03lu MHz (bus/16), tick %u Hz\n",

@@ -17,7 +17,10 @@
  * trap frame lands on the stack of the code being traced (no red zone:
  * -mno-red-zone), and the handler may nest calls there.  The CPU clears TF
  * (and IF: an interrupt gate) on entry, so the handler itself is never
- * traced; IRETQ restores the traced code's RFLAGS, TF included.  Vectors 32..255
+ * traced; IRETQ restores the traced code's RFLAGS, TF included.  The
+ * handler runs inside an exception_nesting count behind in_exception(), so
+ * a failed KUNIT_ASSERT there returns instead of leaving it (kernel/kunit.c).
+ * Vectors 32..255
  * go to handlers installed with set_irq_handler(), inside an irq_nesting
  * count behind in_irq().
  */
@@ -191,7 +194,9 @@ void interrupt_dispatch(struct pt_regs *regs)
 		return;
 	}
 	if (vec == VEC_DEBUG && debug_exception_handler) {
+		pc->exception_nesting++;
 		debug_exception_handler(regs);
+		pc->exception_nesting--;
 		return;
 	}
 	if (vec < NR_EXCEPTION_VECTORS)

@@ -375,3 +375,92 @@ static struct kunit_suite broken_panic_during_drain = {
 	.test_cases = broken_panic_during_drain_cases,
 };
 kunit_test_suite(broken_panic_during_drain);
+
+/*
+ * broken_nmi_after_panic: an NMI handler that prints a marker line whenever
+ * it runs while the kernel is dying, then a panic on cpu0 with no exit
+ * device (the harness boots it so, under -icount, with watchdog_thresh=1).
+ * The PIT heartbeat NMI keeps reaching cpu0 after the panic; the panicking
+ * CPU must run no handler for it (arch/x86_64/nmi.c), so neither the
+ * marker nor a second panic may follow the panic line
+ * (run_nmi_after_panic in run_tests.py).  The case first makes the handler
+ * run once with a self-NMI, so a silent log proves the guard, not a
+ * handler that never ran.
+ */
+#define AFTER_PANIC_MARKER "broken_nmi_after_panic: NMI handler ran after the panic"
+#define AFTER_PANIC_WAIT_US 1000000
+
+static unsigned long after_panic_handler_runs;
+
+static int after_panic_nmi(unsigned int type, struct pt_regs *regs)
+{
+	(void)type;
+	(void)regs;
+	__atomic_fetch_add(&after_panic_handler_runs, 1, __ATOMIC_RELAXED);
+	if (READ_ONCE(printk_emergency))
+		pr_emerg(AFTER_PANIC_MARKER " (cpu%u)\n", smp_processor_id());
+	return NMI_DONE;
+}
+
+static void panic_with_a_printing_nmi_handler(struct kunit *test)
+{
+	u64 end = rdtsc() + us_to_tsc(AFTER_PANIC_WAIT_US);
+
+	register_nmi_handler(NMI_LOCAL, after_panic_nmi, "broken_after_panic");
+	nmi_send_self();
+	while (!__atomic_load_n(&after_panic_handler_runs, __ATOMIC_RELAXED) &&
+	       rdtsc() < end)
+		cpu_relax();
+	kunit_info(test, "the handler ran %lu times before the panic",
+		   __atomic_load_n(&after_panic_handler_runs, __ATOMIC_RELAXED));
+	panic("broken_nmi_after_panic: NMIs keep coming after this");
+}
+
+static struct kunit_case broken_nmi_after_panic_cases[] = {
+	KUNIT_CASE(panic_with_a_printing_nmi_handler),
+	{}
+};
+
+static struct kunit_suite broken_nmi_after_panic = {
+	.name = "broken_nmi_after_panic",
+	.test_cases = broken_nmi_after_panic_cases,
+};
+kunit_test_suite(broken_nmi_after_panic);
+
+/*
+ * broken_double_panic: every CPU calls panic() at the same moment.  One
+ * wins the report; the others must halt in printk_emergency_begin() and
+ * be stopped by its NMI, each printing its backtrace.  The harness
+ * (run_stop_check in run_tests.py) requires exactly one panic line and an
+ * "NMI backtrace for cpuN" line for every other online CPU.
+ */
+static unsigned int double_panic_ready;
+
+static void panic_together(void *info)
+{
+	(void)info;
+	__atomic_fetch_add(&double_panic_ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&double_panic_ready, __ATOMIC_ACQUIRE) < nr_cpu_ids)
+		cpu_relax();
+	panic("broken_double_panic: cpu%u panics with the others",
+	      smp_processor_id());
+}
+
+static void every_cpu_panics_at_once(struct kunit *test)
+{
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	on_each_cpu_task(panic_together, NULL);
+	KUNIT_FAIL(test, "no panic");
+}
+
+static struct kunit_case broken_double_panic_cases[] = {
+	KUNIT_CASE(every_cpu_panics_at_once),
+	{}
+};
+
+static struct kunit_suite broken_double_panic = {
+	.name = "broken_double_panic",
+	.test_cases = broken_double_panic_cases,
+};
+kunit_test_suite(broken_double_panic);

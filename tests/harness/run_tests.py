@@ -90,7 +90,7 @@ BROKEN_CHECKS = [
      "error code 0x0, on cpu0; cause: kernel stack overflow: cpu0's kernel "
      "stack ran into its guard page", 60, "1"),
     ("broken_hang", "watchdog: hard LOCKUP on cpu0", 30, "1"),
-    ("broken_deadlock", "watchdog: hard LOCKUP", 30, "2"),
+    # broken_deadlock: STOP_CHECKS below.
     ("broken_warning", "1 unexpected report (WARNING:/BUG lines) while "
      "this case ran", 60, "1"),
     ("broken_warning_outside", "unexpected report (log line", 60, "1"),
@@ -388,6 +388,117 @@ def run_panic_alone(kernel, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# An NMI on the panicking CPU after the panic runs no handler
+# (arch/x86_64/nmi.c): broken_nmi_after_panic registers a handler that
+# prints NMI_AFTER_PANIC_MARKER whenever it runs while the kernel is dying,
+# then panics on cpu0 with no exit device, where the PIT heartbeat NMI
+# keeps arriving (-icount, as for panic-without-exit above; one CPU: under
+# -icount a halted second CPU does not answer NMIs within the first
+# second, and the watchdog would panic first).  Nothing of
+# the handler's and no second panic may follow the panic line.  The
+# watchdog's stop in panic() is a second guard behind this one that no boot
+# can show missing: once this guard holds, no watchdog check runs after a
+# panic (the panicking CPU has IRQs off and runs no NMI handler, every
+# other CPU is stopped or halts in printk_emergency_begin()).
+NMI_AFTER_PANIC_SUITE = "broken_nmi_after_panic"
+NMI_AFTER_PANIC_MARKER = "broken_nmi_after_panic: NMI handler ran after the panic"
+NMI_AFTER_PANIC_RAN = re.compile(r"# panic_with_a_printing_nmi_handler: the "
+                                 r"handler ran ([1-9]\d*) times before the panic")
+PANIC_LINE = ": Kernel panic - not syncing"   # not the end line
+
+
+def run_nmi_after_panic(kernel, log_dir, tally):
+    log_path = os.path.join(log_dir, "harness-%s.log" % NMI_AFTER_PANIC_SUITE)
+    start = time.time()
+    _, _, timed_out, secs, _ = boottest.run_boot(
+        kernel, "1", "128M",
+        "test=%s watchdog_thresh=1" % NMI_AFTER_PANIC_SUITE, BOOT_TIMEOUT,
+        log_path, extra_opts=PANIC_ALONE_OPTS, exit_device=False,
+        linger=(PANIC_END_MARKER, PANIC_LINGER_S))
+    with open(log_path, errors="replace") as f:
+        lines = f.read().splitlines()
+    first_panic = next((i for i, x in enumerate(lines) if PANIC_LINE in x),
+                       None)
+    problems = []
+    if timed_out:
+        problems.append("no panic within %d s" % BOOT_TIMEOUT)
+    if not any(NMI_AFTER_PANIC_RAN.search(x) for x in lines):
+        problems.append("the handler never ran before the panic, so its "
+                        "silence proves nothing")
+    if first_panic is not None:
+        after = lines[first_panic + 1:]
+        markers = sum(NMI_AFTER_PANIC_MARKER in x for x in after)
+        panics = sum(PANIC_LINE in x for x in after)
+        if markers:
+            problems.append("an NMI handler ran %d times after the panic"
+                            % markers)
+        if panics:
+            problems.append("%d more panics after the first" % panics)
+        if any("hard LOCKUP" in x for x in after):
+            problems.append("a hard LOCKUP was reported after the panic")
+    elif not timed_out:
+        problems.append("no panic line")
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:nmi-after-panic",
+                                  "ok, no handler after the panic" if ok
+                                  else "FAILED", time.time() - start))
+    for p in problems:
+        print("    " + p + "; log: " + log_path)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
+# Panics that must stop every CPU once (STOP_CHECKS: suite, what the
+# harness must report, timeout, SMP).  broken_deadlock: the AB-BA deadlock
+# on four CPUs, reported by the watchdog.  broken_double_panic: every CPU
+# calls panic() at once.  Either way there is one panic line (a second CPU
+# that arrives halts in printk_emergency_begin(), kernel/panic.c), and the
+# panic stops every other online CPU with an NMI that prints its backtrace
+# (nmi_stop_other_cpus(), arch/x86_64/nmi.c): the deadlocked CPUs and the
+# idle ones alike.
+STOP_CHECKS = [
+    ("broken_deadlock", "watchdog: hard LOCKUP", 30, "4"),
+    ("broken_double_panic", "panic: broken_double_panic: cpu", 30, "4"),
+]
+CPUS_ONLINE = re.compile(r"cpu\d+: smp: (\d+) CPUs online")
+PANIC_BY = re.compile(r"cpu(\d+): Kernel panic - not syncing")
+NMI_BACKTRACE = re.compile(r"NMI backtrace for cpu(\d+) ")
+
+
+def run_stop_check(kernel, suite, expect, timeout, smp, log_dir, tally):
+    log_path = os.path.join(log_dir, "harness-%s.log" % suite)
+    log, status, timed_out, secs, _ = boottest.run_boot(
+        kernel, smp, "128M", "test=" + suite, timeout, log_path)
+    reasons = ktap.verdict(log, status, timed_out, timeout)
+    with open(log_path, errors="replace") as f:
+        text = f.read()
+    problems = []
+    if not any(expect in r for r in reasons):
+        problems.append("no failure mentioning %r" % expect)
+    online = CPUS_ONLINE.search(text)
+    panickers = PANIC_BY.findall(text)
+    if len(panickers) != 1:
+        problems.append("%d panic lines (one expected)" % len(panickers))
+    if not online:
+        problems.append("no 'smp: N CPUs online' line")
+    elif panickers:
+        told = set(int(c) for c in NMI_BACKTRACE.findall(text))
+        missing = [c for c in range(int(online.group(1)))
+                   if c != int(panickers[0]) and c not in told]
+        if missing:
+            problems.append("no 'NMI backtrace for cpuN' line for %s (the "
+                            "panic must stop every other online CPU)"
+                            % ", ".join("cpu%d" % c for c in missing))
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:" + suite,
+                                  "ok, one panic, every CPU stopped" if ok
+                                  else "NOT DETECTED", secs))
+    for x in reasons:
+        print("    reported: " + x)
+    for p in problems:
+        print("    " + p + "; log: " + log_path)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 # scripts/mutate.py --check: the mutant list applies, and one planted bug
 # is killed while a no-op survives (scripts/mutate.py explains).  Its
 # deadline covers two suite runs on a loaded 2-core machine.
@@ -568,7 +679,11 @@ def main():
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
                            a.log_dir, tally)
+            for suite, expect, timeout, smp in STOP_CHECKS:
+                run_stop_check(a.broken_kernel, suite, expect, timeout, smp,
+                               a.log_dir, tally)
             run_panic_alone(a.broken_kernel, a.log_dir, tally)
+            run_nmi_after_panic(a.broken_kernel, a.log_dir, tally)
             run_panic_during_drain(a.broken_kernel, a.log_dir, tally)
     print("total: %d passed, %d failed" % (tally.passed, tally.failed))
     return 1 if tally.failed else 0

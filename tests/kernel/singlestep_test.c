@@ -1191,6 +1191,51 @@ static void singlestep_flush(struct kunit *test)
 		   triples[ACT_NMI] + triples[ACT_IRQ] + triples[ACT_FLUSH]);
 }
 
+/*
+ * A KUNIT_ASSERT that fails in the #DB handler must record the failure and
+ * return, as in an NMI or an IRQ handler: a longjmp() out of it would skip
+ * the IRETQ, leaving IRQs off (the CPU cleared IF on entry) and the
+ * exception's nesting count raised.  in_task() is true there (the handler
+ * is neither an NMI nor an IRQ), so the rule must look at the exception
+ * entry's own count.  It asserts on a private struct kunit, so this case
+ * can pass and look at what happened.
+ */
+static struct kunit db_assert_probe;
+static bool db_assert_went_on;
+static volatile bool db_assert_false;
+
+static void db_assert_handler(struct pt_regs *regs)
+{
+	regs->rflags &= ~RFLAGS_TF;   /* one step is enough */
+	KUNIT_ASSERT_TRUE(&db_assert_probe, db_assert_false);   /* fails */
+	__atomic_store_n(&db_assert_went_on, true, __ATOMIC_RELEASE);
+}
+
+static void kunit_assert_in_the_db_handler_does_not_leave_it(struct kunit *test)
+{
+	void (*saved)(struct pt_regs *) = debug_exception_handler;
+	volatile bool landed = false;
+
+	memset(&db_assert_probe, 0, sizeof(db_assert_probe));
+	db_assert_probe.name = "db_assert_probe";
+	db_assert_went_on = false;
+	debug_exception_handler = db_assert_handler;
+	if (setjmp(db_assert_probe.abort_point) == 0) {
+		trace_flag_set();
+		barrier();   /* the step: #DB after this instruction */
+		trace_flag_clear();
+	} else {
+		landed = true;   /* out of the handler, no IRETQ */
+		local_irq_enable();
+	}
+	debug_exception_handler = saved;
+	KUNIT_EXPECT_FALSE(test, landed);
+	KUNIT_EXPECT_TRUE(test, in_task());
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	KUNIT_EXPECT_TRUE(test, db_assert_went_on);
+	KUNIT_EXPECT_EQ(test, db_assert_probe.status, KUNIT_FAILURE);
+}
+
 static int singlestep_suite_init(struct kunit_suite *suite)
 {
 	(void)suite;
@@ -1220,6 +1265,7 @@ static struct kunit_case singlestep_cases[] = {
 	KUNIT_CASE(singlestep_nmi),
 	KUNIT_CASE(singlestep_irq),
 	KUNIT_CASE(singlestep_flush),
+	KUNIT_CASE(kunit_assert_in_the_db_handler_does_not_leave_it),
 	{}
 };
 

@@ -14,6 +14,7 @@
  *               bad checksum).
  * Every check works for any CPU count, SMP=1 included.
  */
+#include <cpu_work.h>
 #include <cpumask.h>
 #include <irq_work.h>
 #include <irqflags.h>
@@ -209,11 +210,68 @@ static void on_each_cpu_runs_everywhere_once(struct kunit *test)
 	}
 }
 
+/*
+ * A KUNIT_ASSERT that fails inside on_each_cpu_task() on another CPU than
+ * the runner's must record the failure and return: its longjmp() would
+ * land on the runner CPU's stack.  Each other CPU asserts on its own
+ * private struct kunit, whose landing place it set itself (so that, were
+ * the jump taken, it lands safely on that CPU's own stack and shows), and
+ * whose runner is this CPU.
+ */
+static struct kunit remote_assert_probes[NR_CPUS];
+static bool remote_assert_went_on[NR_CPUS];
+static bool remote_assert_landed[NR_CPUS];
+static unsigned int remote_assert_runner;
+static volatile bool remote_assert_false;
+
+static void remote_assert(void *info)
+{
+	unsigned int cpu = smp_processor_id();
+	struct kunit *probe = &remote_assert_probes[cpu];
+
+	(void)info;
+	if (cpu == remote_assert_runner)
+		return;
+	if (setjmp(probe->abort_point) != 0) {
+		WRITE_ONCE(remote_assert_landed[cpu], true);
+		return;
+	}
+	KUNIT_ASSERT_TRUE(probe, remote_assert_false);   /* fails */
+	WRITE_ONCE(remote_assert_went_on[cpu], true);
+}
+
+static void kunit_assert_on_another_cpu_does_not_jump(struct kunit *test)
+{
+	unsigned int cpu, me = smp_processor_id();
+
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_EXPECT_EQ(test, test->runner_cpu, me);
+	remote_assert_runner = me;
+	memset(remote_assert_probes, 0, sizeof(remote_assert_probes));
+	memset(remote_assert_went_on, 0, sizeof(remote_assert_went_on));
+	memset(remote_assert_landed, 0, sizeof(remote_assert_landed));
+	for_each_online_cpu(cpu) {
+		remote_assert_probes[cpu].name = "remote_assert_probe";
+		remote_assert_probes[cpu].runner_cpu = me;
+	}
+	KUNIT_EXPECT_EQ(test, on_each_cpu_task(remote_assert, NULL), nr_cpu_ids);
+	for_each_online_cpu(cpu) {
+		if (cpu == me)
+			continue;
+		KUNIT_EXPECT_FALSE(test, remote_assert_landed[cpu]);
+		KUNIT_EXPECT_TRUE(test, remote_assert_went_on[cpu]);
+		KUNIT_EXPECT_EQ(test, remote_assert_probes[cpu].status,
+				KUNIT_FAILURE);
+	}
+}
+
 static struct kunit_case smp_call_cases[] = {
 	KUNIT_CASE(call_single_runs_on_that_cpu),
 	KUNIT_CASE(call_single_without_wait_completes),
 	KUNIT_CASE(call_many_runs_on_the_mask_but_not_here),
 	KUNIT_CASE(on_each_cpu_runs_everywhere_once),
+	KUNIT_CASE(kunit_assert_on_another_cpu_does_not_jump),
 	{}
 };
 
@@ -361,11 +419,19 @@ kunit_test_suite(irq_work_suite);
 
 /* ---- acpi_madt: the parser on tables we make up ---- */
 
+/* Room for NR_CPUS + MADT_TEST_EXTRA_CPUS local APIC entries (8 bytes
+ * each) and then some. */
+#define MADT_TEST_EXTRA_CPUS  8
+#define MADT_LAPIC_ENTRY_LEN  8
+#define MADT_TEST_ENTRY_BYTES ((NR_CPUS + MADT_TEST_EXTRA_CPUS) * MADT_LAPIC_ENTRY_LEN + 64)
+/* An APIC id no other entry of the crafted tables uses. */
+#define MADT_TEST_BOOT_APIC_ID 200
+
 struct fake_madt {
 	u8 header[36];
 	u32 lapic_address;
 	u32 flags;
-	u8 entries[128];
+	u8 entries[MADT_TEST_ENTRY_BYTES];
 } __packed;
 
 static size_t put_lapic(u8 *p, u8 uid, u8 apic_id, u32 flags)
@@ -425,7 +491,7 @@ static void madt_skips_duplicates_and_disabled_cpus(struct kunit *test)
 	n += put_x2apic(m.entries + n, 300, 1);      /* beyond 8 bits */
 	n += put_override(m.entries + n, 0, 2, 0);
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, 0, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 3);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 0);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[1], 4);
@@ -451,7 +517,7 @@ static void madt_in_xapic_mode_drops_ids_above_0xfe(struct kunit *test)
 	n += put_lapic(m.entries + n, 1, 0xff, 1);   /* 8 bits, still 0xff */
 	n += put_x2apic(m.entries + n, 0xfe, 1);     /* reachable: kept */
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, XAPIC_MAX_APIC_ID, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, XAPIC_MAX_APIC_ID, 0, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 2);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 0);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[1], 0xfe);
@@ -459,7 +525,7 @@ static void madt_in_xapic_mode_drops_ids_above_0xfe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_unreachable, 4);
 	/* The same table in x2APIC mode keeps every CPU (0xff only once: the
 	 * second is a repeated id). */
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, 0, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 5);
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_skipped, 1);
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_unreachable, 0);
@@ -473,9 +539,9 @@ static void madt_with_a_bad_checksum_is_refused(struct kunit *test)
 	memset(&m, 0, sizeof(m));
 	n += put_lapic(m.entries + n, 0, 0, 1);
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, 0, &parsed));
 	m.entries[3] ^= 1;   /* one bit flipped after sealing */
-	KUNIT_EXPECT_FALSE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_EXPECT_FALSE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, 0, &parsed));
 	KUNIT_EXPECT_FALSE(test, parsed.valid);
 }
 
@@ -490,9 +556,40 @@ static void madt_with_a_truncated_entry_stops_cleanly(struct kunit *test)
 	m.entries[n + 1] = 0;   /* a zero-length entry would loop forever */
 	n += 2;
 	seal(&m, n);
-	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, &parsed));
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, X2APIC_MAX_APIC_ID, 0, &parsed));
 	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, 1);
 	KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[0], 7);
+}
+
+/*
+ * More enabled CPUs than NR_CPUS, the boot CPU listed last: the boot CPU
+ * must be kept (start_all_aps() numbers the others after it, and would
+ * otherwise number NR_CPUS of them, one past cpu_stacks[] and
+ * percpu_areas[]), the first NR_CPUS - 1 others kept in MADT order, and
+ * the rest counted as beyond the limit.
+ */
+static void madt_with_more_cpus_than_nr_cpus_keeps_the_boot_cpu(struct kunit *test)
+{
+	static struct fake_madt m;
+	unsigned int i, others = NR_CPUS + MADT_TEST_EXTRA_CPUS - 1;
+	bool boot_kept = false;
+	size_t n = 0;
+
+	memset(&m, 0, sizeof(m));
+	for (i = 0; i < others; i++)
+		n += put_lapic(m.entries + n, (u8)i, (u8)i, 1);
+	n += put_lapic(m.entries + n, (u8)others, MADT_TEST_BOOT_APIC_ID, 1);
+	seal(&m, n);
+	KUNIT_ASSERT_TRUE(test, acpi_parse_madt(&m, XAPIC_MAX_APIC_ID,
+						MADT_TEST_BOOT_APIC_ID, &parsed));
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus, NR_CPUS);
+	for (i = 0; i < parsed.nr_cpus && i < NR_CPUS; i++)
+		boot_kept |= parsed.cpu_apic_ids[i] == MADT_TEST_BOOT_APIC_ID;
+	KUNIT_EXPECT_TRUE(test, boot_kept);
+	for (i = 0; i + 1 < NR_CPUS; i++)
+		KUNIT_EXPECT_EQ(test, parsed.cpu_apic_ids[i], i);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_over_limit, MADT_TEST_EXTRA_CPUS);
+	KUNIT_EXPECT_EQ(test, parsed.nr_cpus_skipped, MADT_TEST_EXTRA_CPUS);
 }
 
 static void the_real_madt_was_found(struct kunit *test)
@@ -509,6 +606,7 @@ static struct kunit_case acpi_madt_cases[] = {
 	KUNIT_CASE(madt_in_xapic_mode_drops_ids_above_0xfe),
 	KUNIT_CASE(madt_with_a_bad_checksum_is_refused),
 	KUNIT_CASE(madt_with_a_truncated_entry_stops_cleanly),
+	KUNIT_CASE(madt_with_more_cpus_than_nr_cpus_keeps_the_boot_cpu),
 	KUNIT_CASE(the_real_madt_was_found),
 	{}
 };

@@ -21,6 +21,8 @@ static inline unsigned int smp_processor_id(void) { return host_cpu_id; }
 static inline bool in_nmi(void) { return host_nmi_nesting != 0; }
 static inline bool in_irq(void) { return host_irq_nesting != 0; }
 static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
+/* No exception handlers on the host. */
+static inline bool in_exception(void) { return false; }
 
 #define DEFINE_PER_CPU(type, name) type name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name) extern type name[NR_CPUS]
