@@ -212,6 +212,49 @@ static void pages_free_and_allocated(struct kunit *test)
 	EXPECT_POISONED(test, p);
 }
 
+/*
+ * ksize() and krealloc() of an object already freed: a use after free, as
+ * Linux's KASAN reports it (kasan_check_byte() in both).  They must say so
+ * and leave the object poisoned in its sheaf; handing its bytes back would
+ * make every later read of it invisible, and krealloc() would return an
+ * object the allocator hands out again (and copy freed bytes to grow it).
+ */
+static void freed_object_stays_poisoned(struct kunit *test)
+{
+	unsigned long reports = slab_reports;
+	char *p, *q = NULL;
+	size_t size = 1;
+
+	need_kasan(test);
+	p = kmalloc(KMALLOC_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	EXPECT_POISONED(test, p);
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "use after free", size = ksize(p));
+	KUNIT_EXPECT_EQ(test, size, 0);
+	EXPECT_POISONED(test, p);
+	EXPECT_POISONED(test, p + KMALLOC_CLASS - 1);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, KMALLOC_ASK / 2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, 2 * KMALLOC_CLASS, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	/* A large block too: its pages are free. */
+	p = kmalloc(LARGE_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, LARGE_ASK / 2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 4);
+}
+
 static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(kmalloc_owns_what_it_asked),
 	KUNIT_CASE(kmalloc_nolock_owns_what_it_asked),
@@ -219,6 +262,7 @@ static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(cache_objects_and_metadata),
 	KUNIT_CASE(bulk_and_prefilled_sheaves),
 	KUNIT_CASE(pages_free_and_allocated),
+	KUNIT_CASE(freed_object_stays_poisoned),
 	{}
 };
 
