@@ -278,6 +278,28 @@ void kfree(const void *p)
 	__kfree(p, _RET_IP_);
 }
 
+/*
+ * Does p's owner still own it?  ksize() and krealloc() hand over or copy
+ * bytes of p, so, as Linux's do (kasan_check_byte()), they first ask the
+ * shadow (include/kasan.h): every allocation owns its first byte, and a
+ * freed object or block is poisoned whole.  A freed p is reported and
+ * left as it is; unpoisoned, it would sit in a sheaf addressable, every
+ * later read of it invisible, and krealloc() would hand it out a second
+ * time.  The kernel keeps no shadow: always true there.
+ */
+static bool kmalloc_still_owned(const void *p, struct page *page,
+				const char *what, unsigned long caller)
+{
+	struct kmem_cache *s = NULL;
+
+	if (likely(kasan_byte_addressable(p)))
+		return true;
+	if (page->flags & PG_slab)
+		s = virt_to_slab(p)->slab_cache;
+	slab_bug(s, p, caller, "use after free: %s of freed memory", what);
+	return false;
+}
+
 size_t ksize(const void *p)
 {
 	struct page *page;
@@ -285,7 +307,7 @@ size_t ksize(const void *p)
 	if (ZERO_OR_NULL_PTR(p))
 		return 0;
 	page = kmalloc_page(p);
-	if (!page)
+	if (!page || !kmalloc_still_owned(p, page, "ksize()", _RET_IP_))
 		return 0;
 	if (page->flags & PG_large_kmalloc) {
 		kasan_unpoison(p, PAGE_SIZE << page->private_data);
@@ -352,6 +374,9 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	}
 	if (ZERO_OR_NULL_PTR(p))
 		return __kmalloc(new_size, gfp, _RET_IP_);
+	if (kmalloc_page(p) &&
+	    !kmalloc_still_owned(p, kmalloc_page(p), "krealloc()", _RET_IP_))
+		return NULL;
 	class_size = kmalloc_class_size(p, &s);
 	/* Only the caller's bytes: never a debug cache's red zone. */
 	kept = s ? slab_kmalloc_orig_size(s, (void *)p) : class_size;
