@@ -432,7 +432,7 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		if (unlikely(gfp & __GFP_ZERO))
 			memset(object, 0, kmalloc_caches[idx]->object_size);
 		kasan_kmalloc(kmalloc_caches[idx], object, size);
-		return object;
+		return object;   /* a cache with sheaves keeps no size */
 	}
 	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
 	/*
@@ -445,7 +445,12 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, &busy,
 					   _RET_IP_);
 	if (object) {
-		kasan_kmalloc(virt_to_slab(object)->slab_cache, object, size);
+		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
+
+		/* As kmalloc(): a debug cache red-zones the rest of the class
+		 * (plain stores into the object: fine in any context). */
+		slab_kmalloc_set_size(s, object, size);
+		kasan_kmalloc(s, object, size);
 		return object;
 	}
 	if (busy)
