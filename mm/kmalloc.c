@@ -441,9 +441,15 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	 * free.  Once only: a bigger object is a fair price, a loop is not.
 	 */
 	if (!object && sheaf_lock_held_here(kmalloc_caches[idx]) &&
-	    idx + 1 < NR_KMALLOC_CACHES)
-		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, &busy,
-					   _RET_IP_);
+	    idx + 1 < NR_KMALLOC_CACHES) {
+		bool busy_up;
+
+		/* busy stays: this class's sheaf was held whatever the
+		 * next class answers. */
+		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp,
+					   &busy_up, _RET_IP_);
+		busy = busy || busy_up;
+	}
 	if (object) {
 		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
 
