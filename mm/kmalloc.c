@@ -533,7 +533,10 @@ void kfree_nosheaf(void *p)
 		kfree_large(page, p, _RET_IP_);
 		return;
 	}
-	s = kmalloc_caches[kmalloc_index(ksize(p))];
+	/* Its cache from its slab: ksize() would hand the bytes over (and
+	 * of a sheaf freed twice answer 0, no class at all). */
+	s = page && (page->flags & PG_slab) ? virt_to_slab(p)->slab_cache
+					    : NULL;
 	if (!slab_free_check(s, p, _RET_IP_))
 		return;
 	kasan_slab_free(s, p);
