@@ -29,6 +29,9 @@
  *     anything (zeroing, a constructor) writes it for the caller; it is
  *     poisoned once its free is accepted, before any list or sheaf makes
  *     it visible to another allocation (which would unpoison it first).
+ *   - ksize() and krealloc() ask kasan_byte_addressable() of the first
+ *     byte before they hand over or copy an object (Linux's
+ *     kasan_check_byte()): freed memory is reported, never unpoisoned.
  *   - Tests that corrupt freed memory on purpose (to prove a detector)
  *     lift the poisoning around that write with kasan_unpoison() and put
  *     it back, as Linux's KUnit tests do with kasan_disable_current().

@@ -278,6 +278,28 @@ void kfree(const void *p)
 	__kfree(p, _RET_IP_);
 }
 
+/*
+ * Does p's owner still own it?  ksize() and krealloc() hand over or copy
+ * bytes of p, so, as Linux's do (kasan_check_byte()), they first ask the
+ * shadow (include/kasan.h): every allocation owns its first byte, and a
+ * freed object or block is poisoned whole.  A freed p is reported and
+ * left as it is; unpoisoned, it would sit in a sheaf addressable, every
+ * later read of it invisible, and krealloc() would hand it out a second
+ * time.  The kernel keeps no shadow: always true there.
+ */
+static bool kmalloc_still_owned(const void *p, struct page *page,
+				const char *what, unsigned long caller)
+{
+	struct kmem_cache *s = NULL;
+
+	if (likely(kasan_byte_addressable(p)))
+		return true;
+	if (page->flags & PG_slab)
+		s = virt_to_slab(p)->slab_cache;
+	slab_bug(s, p, caller, "use after free: %s of freed memory", what);
+	return false;
+}
+
 size_t ksize(const void *p)
 {
 	struct page *page;
@@ -285,7 +307,7 @@ size_t ksize(const void *p)
 	if (ZERO_OR_NULL_PTR(p))
 		return 0;
 	page = kmalloc_page(p);
-	if (!page)
+	if (!page || !kmalloc_still_owned(p, page, "ksize()", _RET_IP_))
 		return 0;
 	if (page->flags & PG_large_kmalloc) {
 		kasan_unpoison(p, PAGE_SIZE << page->private_data);
@@ -352,6 +374,9 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	}
 	if (ZERO_OR_NULL_PTR(p))
 		return __kmalloc(new_size, gfp, _RET_IP_);
+	if (kmalloc_page(p) &&
+	    !kmalloc_still_owned(p, kmalloc_page(p), "krealloc()", _RET_IP_))
+		return NULL;
 	class_size = kmalloc_class_size(p, &s);
 	/* Only the caller's bytes: never a debug cache's red zone. */
 	kept = s ? slab_kmalloc_orig_size(s, (void *)p) : class_size;
@@ -407,7 +432,7 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		if (unlikely(gfp & __GFP_ZERO))
 			memset(object, 0, kmalloc_caches[idx]->object_size);
 		kasan_kmalloc(kmalloc_caches[idx], object, size);
-		return object;
+		return object;   /* a cache with sheaves keeps no size */
 	}
 	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
 	/*
@@ -416,11 +441,22 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	 * free.  Once only: a bigger object is a fair price, a loop is not.
 	 */
 	if (!object && sheaf_lock_held_here(kmalloc_caches[idx]) &&
-	    idx + 1 < NR_KMALLOC_CACHES)
-		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, &busy,
-					   _RET_IP_);
+	    idx + 1 < NR_KMALLOC_CACHES) {
+		bool busy_up;
+
+		/* busy stays: this class's sheaf was held whatever the
+		 * next class answers. */
+		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp,
+					   &busy_up, _RET_IP_);
+		busy = busy || busy_up;
+	}
 	if (object) {
-		kasan_kmalloc(virt_to_slab(object)->slab_cache, object, size);
+		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
+
+		/* As kmalloc(): a debug cache red-zones the rest of the class
+		 * (plain stores into the object: fine in any context). */
+		slab_kmalloc_set_size(s, object, size);
+		kasan_kmalloc(s, object, size);
 		return object;
 	}
 	if (busy)
@@ -497,7 +533,10 @@ void kfree_nosheaf(void *p)
 		kfree_large(page, p, _RET_IP_);
 		return;
 	}
-	s = kmalloc_caches[kmalloc_index(ksize(p))];
+	/* Its cache from its slab: ksize() would hand the bytes over (and
+	 * of a sheaf freed twice answer 0, no class at all). */
+	s = page && (page->flags & PG_slab) ? virt_to_slab(p)->slab_cache
+					    : NULL;
 	if (!slab_free_check(s, p, _RET_IP_))
 		return;
 	kasan_slab_free(s, p);

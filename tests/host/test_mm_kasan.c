@@ -17,6 +17,10 @@
 #include <kasan.h>
 #include <kunit.h>
 #include <mm.h>
+#include <mmzone.h>
+#include <irqflags.h>
+#include <smp.h>
+#include <spinlock.h>
 #include <slab.h>
 #include <string.h>
 #include "../../mm/slab_internal.h"
@@ -212,6 +216,147 @@ static void pages_free_and_allocated(struct kunit *test)
 	EXPECT_POISONED(test, p);
 }
 
+/*
+ * ksize() and krealloc() of an object already freed: a use after free, as
+ * Linux's KASAN reports it (kasan_check_byte() in both).  They must say so
+ * and leave the object poisoned in its sheaf; handing its bytes back would
+ * make every later read of it invisible, and krealloc() would return an
+ * object the allocator hands out again (and copy freed bytes to grow it).
+ */
+static void freed_object_stays_poisoned(struct kunit *test)
+{
+	unsigned long reports = slab_reports;
+	char *p, *q = NULL;
+	size_t size = 1;
+
+	need_kasan(test);
+	p = kmalloc(KMALLOC_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	EXPECT_POISONED(test, p);
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "use after free", size = ksize(p));
+	KUNIT_EXPECT_EQ(test, size, 0);
+	EXPECT_POISONED(test, p);
+	EXPECT_POISONED(test, p + KMALLOC_CLASS - 1);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, KMALLOC_ASK / 2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, 2 * KMALLOC_CLASS, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	/* A large block too: its pages are free. */
+	p = kmalloc(LARGE_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	KUNIT_EXPECT_REPORT(test, "use after free",
+			    q = krealloc(p, LARGE_ASK / 2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, q);
+	EXPECT_POISONED(test, p);
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 4);
+}
+
+/*
+ * The any-context paths off the inline fast path.  With this CPU's sheaf
+ * lock held (as by the code an NMI interrupted), kmalloc_nolock() takes a
+ * slab object, and with list_lock held too the next class up; both own
+ * exactly the size asked.  kfree_nolock() then frees to the slab, or, both
+ * locks held, parks the object on the deferred list: poisoned either way,
+ * and still poisoned once the list drains.
+ */
+static void nolock_slow_paths_keep_the_edges(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(KMALLOC_ASK);
+	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct kmem_cache_node *n = get_node(s, 0);
+	unsigned long irq, parked;
+	char *slab_obj, *freed, *bigger;
+
+	need_kasan(test);
+	freed = kmalloc(KMALLOC_ASK, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, freed);
+	parked = slab_deferred_frees(smp_processor_id());
+	irq = local_irq_save();
+	KUNIT_ASSERT_TRUE(test, local_trylock(&pcs->lock));
+	slab_obj = kmalloc_nolock(KMALLOC_ASK, 0, NUMA_NO_NODE);
+	kfree_nolock(freed);                    /* to its slab */
+	spin_lock(&n->list_lock);
+	bigger = kmalloc_nolock(KMALLOC_ASK, 0, NUMA_NO_NODE);
+	kfree_nolock(slab_obj);                 /* parked */
+	spin_unlock(&n->list_lock);
+	local_unlock(&pcs->lock);
+	local_irq_restore(irq);
+
+	EXPECT_POISONED(test, freed);
+	EXPECT_POISONED(test, freed + KMALLOC_ASK - 1);
+	KUNIT_ASSERT_NOT_NULL(test, slab_obj);
+	KUNIT_EXPECT_EQ(test, slab_deferred_frees(smp_processor_id()),
+			parked + 1);
+	EXPECT_POISONED(test, slab_obj);
+	EXPECT_POISONED(test, slab_obj + KMALLOC_ASK - 1);
+	slab_deferred_flush_all();
+	EXPECT_POISONED(test, slab_obj);
+	KUNIT_ASSERT_NOT_NULL(test, bigger);
+	KUNIT_EXPECT_PTR_NE(test, virt_to_slab(bigger)->slab_cache, s);
+	EXPECT_OWNED(test, bigger, KMALLOC_ASK);
+	kfree_nolock(bigger);
+	EXPECT_POISONED(test, bigger);
+}
+
+/* A sheaf's own array (kmalloc_nosheaf()) is poisoned once freed, so a
+ * sheaf used after its free is an ASan report too. */
+static void freed_sheaf_is_poisoned(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(KMALLOC_CLASS);
+	struct slab_sheaf *sheaf;
+
+	need_kasan(test);
+	/* Oversize: made for this call, freed by the return. */
+	sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, s->sheaf_capacity + 1);
+	KUNIT_ASSERT_NOT_NULL(test, sheaf);
+	EXPECT_ADDRESSABLE(test, sheaf, sizeof(*sheaf));
+	kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+	EXPECT_POISONED(test, sheaf);
+	EXPECT_POISONED(test, &sheaf->size);
+}
+
+/* Every block in the buddy's free lists is poisoned, those never
+ * allocated since boot (free_pages_boot()) included. */
+static void free_blocks_are_poisoned(struct kunit *test)
+{
+	unsigned long blocks = 0, addressable = 0, flags;
+	unsigned int z, order;
+
+	need_kasan(test);
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &NODE_DATA(0)->node_zones[z];
+
+		if (!zone->managed_pages)
+			continue;
+		spin_lock_irqsave(&zone->lock, flags);
+		for (order = 0; order < NR_PAGE_ORDERS; order++) {
+			struct page *page;
+
+			list_for_each_entry(page,
+					    &zone->free_area[order].free_list,
+					    lru) {
+				char *p = page_address(page);
+
+				blocks++;
+				if (kasan_byte_addressable(p) ||
+				    kasan_byte_addressable(p + (PAGE_SIZE << order) - 1))
+					addressable++;
+			}
+		}
+		spin_unlock_irqrestore(&zone->lock, flags);
+	}
+	KUNIT_EXPECT_GT(test, blocks, 0);
+	KUNIT_EXPECT_EQ(test, addressable, 0);
+}
+
 static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(kmalloc_owns_what_it_asked),
 	KUNIT_CASE(kmalloc_nolock_owns_what_it_asked),
@@ -219,6 +364,10 @@ static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(cache_objects_and_metadata),
 	KUNIT_CASE(bulk_and_prefilled_sheaves),
 	KUNIT_CASE(pages_free_and_allocated),
+	KUNIT_CASE(freed_object_stays_poisoned),
+	KUNIT_CASE(nolock_slow_paths_keep_the_edges),
+	KUNIT_CASE(freed_sheaf_is_poisoned),
+	KUNIT_CASE(free_blocks_are_poisoned),
 	{}
 };
 

@@ -9,8 +9,8 @@
  * `slub_debug=Z` would (every cache red-zoned, the kmalloc caches with
  * their kmalloc red zone from the size asked for) and runs the cases that
  * only bite there: krealloc() must neither leave red zone where zeroes
- * are due nor copy it, and a deferred kfree() of a kmalloc object must
- * pass its red-zone checks.  A third, slab_stride, proves the division-free
+ * are due nor copy it, a deferred kfree() of a kmalloc object must
+ * pass its red-zone checks, and kmalloc_nolock() must keep the size asked.  A third, slab_stride, proves the division-free
  * test of the kfree() fast path (slab_object_start()) against the
  * remainder for every stride and offset.
  */
@@ -145,6 +145,7 @@ static struct kunit_case slab_hardening_z_cases[] = {
 	KUNIT_CASE(krealloc_zeroes_what_it_exposes),
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
 	KUNIT_CASE(double_free_of_a_parked_object),
+	KUNIT_CASE(kmalloc_nolock_keeps_the_size_asked),
 	{}
 };
 

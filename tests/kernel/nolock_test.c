@@ -753,6 +753,67 @@ static void busy_sheaf_and_no_memory_says_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
+/*
+ * The same answer through kmalloc_nolock(), whose class's sheaf lock is
+ * held, so it tries the next class up once: when that class has no memory
+ * either, the call still failed because a lock was held (the first
+ * class's sheaf may well hold objects), so it counts obj_alloc_busy, not
+ * obj_alloc_nomem.  Both classes are emptied first (the buddy dry, every
+ * object this CPU can reach taken), chained through the objects.
+ */
+#define BUSY_ASK 100   /* kmalloc-128; the next class up is kmalloc-192 */
+
+static void *busy_class_object;
+
+static void kmalloc_nolock_busy_ask(void)
+{
+	busy_class_object = kmalloc_nolock(BUSY_ASK, 0, NUMA_NO_NODE);
+}
+
+/* Take every object of size's class this CPU can reach; returns the chain. */
+static void *take_whole_class(size_t size, void *chain)
+{
+	void *p;
+
+	while ((p = kmalloc(size, GFP_KERNEL | __GFP_NOWARN))) {
+		*(void **)p = chain;
+		chain = p;
+	}
+	return chain;
+}
+
+static void next_class_up_keeps_the_busy_answer(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(BUSY_ASK);
+	unsigned long before = quiesced_free_pages(), flags;
+	local_trylock_t *sheaf_lock;
+	void *chain = NULL, *next;
+	LIST_HEAD(taken);
+	bool ran;
+
+	if (!cache_has_sheaves(s))
+		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+	exhaust_buddy(&taken);
+	chain = take_whole_class(BUSY_ASK, chain);
+	chain = take_whole_class(kmalloc_size_roundup(BUSY_ASK) + 1, chain);
+	sheaf_lock = &s->cpu_sheaves[smp_processor_id()].lock;
+	stats_mark();
+	BUG_ON(!local_trylock_irqsave(sheaf_lock, flags));
+	ran = run_in_nmi(kmalloc_nolock_busy_ask);
+	local_unlock_irqrestore(sheaf_lock, flags);
+	release_buddy(&taken);
+	for (; chain; chain = next) {
+		next = *(void **)chain;
+		kfree(chain);
+	}
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_NULL(test, busy_class_object);
+	kfree(busy_class_object);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_busy), 1);
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), 0);
+	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
+}
+
 /* ===================================================================== */
 /* Hazard 5: a debug cache fails when its lock is held, and never loops  */
 /* ===================================================================== */
@@ -1316,6 +1377,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(deferred_link_is_encoded),
 	KUNIT_CASE(fresh_slab_after_failed_trylock),
 	KUNIT_CASE(busy_sheaf_and_no_memory_says_busy),
+	KUNIT_CASE(next_class_up_keeps_the_busy_answer),
 	KUNIT_CASE(debug_cache_fails_cleanly),
 	KUNIT_CASE(nmi_while_lock_dropped_for_refill),
 	KUNIT_CASE(nmi_while_lock_dropped_for_empty_sheaf),

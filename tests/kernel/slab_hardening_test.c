@@ -690,6 +690,30 @@ static void kfree_of_the_slab_tail_is_refused(struct kunit *test)
 	}
 }
 
+/*
+ * kmalloc_nolock() keeps the size asked, as kmalloc() does: on a debug
+ * kmalloc cache (slub_debug=Z) a write past it, inside the class, is a
+ * kmalloc red-zone report at the free, and krealloc() copies only the
+ * bytes asked for.  Skipped where the kmalloc caches keep no size.
+ */
+static void kmalloc_nolock_keeps_the_size_asked(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(KMALLOC_ASKED);
+	unsigned long reports = slab_reports;
+	u8 *p;
+
+	if (!s->orig_size_offset)
+		kunit_skip(test, "the kmalloc caches keep no size (slub_debug=Z does)");
+	p = kmalloc_nolock(KMALLOC_ASKED, 0, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, slab_kmalloc_orig_size(s, p), KMALLOC_ASKED);
+	kasan_unchecked_fill(&p[KMALLOC_ASKED], 0x11, 1);
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "kmalloc Redzone overwritten", kfree_nolock(p));
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+}
+
 static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(kmalloc_red_zone_survives_deferred_free),
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
@@ -706,6 +730,7 @@ static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(double_free_after_a_stray_write),
 	KUNIT_CASE(free_of_the_slab_tail_is_refused),
 	KUNIT_CASE(kfree_of_the_slab_tail_is_refused),
+	KUNIT_CASE(kmalloc_nolock_keeps_the_size_asked),
 	{}
 };
 
