@@ -878,6 +878,20 @@ static void rain(struct kunit *test)
 	release_buddy(&dry.taken);
 }
 
+/* A prefill of count with the drought after new_slabs gives no sheaf. */
+static void expect_no_prefill_when_dry(struct kunit *test, struct kmem_cache *s,
+				       unsigned int new_slabs, unsigned int count)
+{
+	struct slab_sheaf *sh;
+
+	go_dry_after(s, new_slabs);
+	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, count);
+	rain(test);
+	KUNIT_EXPECT_NULL(test, sh);
+	if (sh)
+		kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
+}
+
 static void sheaves_and_bulk_are_all_or_nothing(struct kunit *test)
 {
 	unsigned long before = quiesced_free_pages();
@@ -891,20 +905,9 @@ static void sheaves_and_bulk_are_all_or_nothing(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
 	/* Within the capacity, nothing to take at all. */
-	go_dry_after(s, 0);
-	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, CAP);
-	rain(test);
-	KUNIT_EXPECT_NULL(test, sh);
-	if (sh)
-		kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
-
+	expect_no_prefill_when_dry(test, s, 0, CAP);
 	/* Oversize: one new slab's worth, not all that was asked. */
-	go_dry_after(s, 1);
-	sh = kmem_cache_prefill_sheaf(s, GFP_KERNEL, many);
-	rain(test);
-	KUNIT_EXPECT_NULL(test, sh);
-	if (sh)
-		kmem_cache_return_sheaf(s, GFP_KERNEL, sh);
+	expect_no_prefill_when_dry(test, s, 1, many);
 
 	/* A sheaf in hand that cannot be topped up. */
 	kmem_cache_shrink(s);
