@@ -583,7 +583,7 @@ def run_panic_during_drain(kernel, log_dir, tally):
 # keeps is refused in a panic that says so, not quietly cut.
 BAD_OPTIONS_CMDLINE = ("test=boot.every_cpu_runs_on_its_guarded_stack "
                        "watchdog_thresh=4294967296 seed=abc acpi=OFF "
-                       "page_poison=off bogus=1 "
+                       "page_poison=off bogus=1 slub_debug=F,no_such_cache "
                        "msg='a;b$c}d\"e' nowatchdog=0")
 BAD_OPTIONS_EXPECT = [
     "command line: watchdog_thresh=4294967296 is not allowed (a number "
@@ -593,7 +593,10 @@ BAD_OPTIONS_EXPECT = [
     "command line: unknown option 'bogus' ignored",
     "command line: unknown option 'msg' ignored",
     "mm: page poisoning off",
+    "slub_debug: no cache named 'no_such_cache' yet",
 ]
+BENCH_NO_MATCH_CMDLINE = "bench=nonsense"
+BENCH_NO_MATCH_EXPECT = "bench: bench=nonsense matches no group; the groups are:"
 LONG_CMDLINE_BYTES = 2100     # more than BOOT_CMDLINE_MAX - 1
 LONG_CMDLINE_EXPECT = "more than the 2047 this kernel keeps: refusing"
 
@@ -624,6 +627,15 @@ def run_bad_options(kernel, log_dir, tally):
         problems.append("a %d-byte line was not refused (%s)"
                         % (LONG_CMDLINE_BYTES, "; ".join(reasons) or
                            "the boot passed"))
+    bench_path = os.path.join(log_dir, "harness-bench-no-match.log")
+    _, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "1", "128M", BENCH_NO_MATCH_CMDLINE, BOOT_TIMEOUT, bench_path)
+    with open(bench_path, errors="replace") as f:
+        text = f.read()
+    if BENCH_NO_MATCH_EXPECT not in text:
+        problems.append("%s did not list the groups" % BENCH_NO_MATCH_CMDLINE)
+    if status == ktap.EXIT_PASS or timed_out:
+        problems.append("%s did not fail the run" % BENCH_NO_MATCH_CMDLINE)
     ok = not problems
     print("%-30s %s  (%.1f s)" % ("harness:bad-options",
                                   "ok, each one named" if ok else "FAILED",
@@ -631,7 +643,7 @@ def run_bad_options(kernel, log_dir, tally):
     for p in problems:
         print("    " + p)
     if not ok:
-        print("    logs: %s, %s" % (log_path, long_path))
+        print("    logs: %s, %s, %s" % (log_path, long_path, bench_path))
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
