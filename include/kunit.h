@@ -14,7 +14,8 @@
  * (that would skip the IRET), nor on another CPU than the one running the
  * case (runner_cpu: the jump would land on that CPU's stack): there it
  * records the failure and returns, like an EXPECT.
- * kunit_skip() abandons the case and reports it as skipped.
+ * kunit_skip() abandons the case and reports it as skipped; called from a
+ * handler or another CPU, where it cannot jump, it panics saying so.
  *
  * The runner prints KTAP version 1 (Documentation/dev-tools/ktap.rst in
  * Linux): one top-level test per suite, one subtest per case, failure

@@ -368,6 +368,12 @@ void __kunit_mark_skipped(struct kunit *test, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A skip abandons the case too, and, unlike a failed assertion, cannot
+ * go on instead (its callers count on it not returning).  Outside the
+ * case's own context (see __kunit_fail_abort()) that is a bug in the test:
+ * said in a panic, not jumped over.
+ */
 void __kunit_skip(struct kunit *test, const char *fmt, ...)
 {
 	va_list ap;
@@ -375,6 +381,12 @@ void __kunit_skip(struct kunit *test, const char *fmt, ...)
 	va_start(ap, fmt);
 	set_skip_comment(test, fmt, ap);
 	va_end(ap);
+	if (!in_task() || in_exception())
+		panic("kunit: %s: kunit_skip() in %s context: a case can be skipped only from its own context (the jump would leave the handler without its IRET)",
+		      test->name, handler_context());
+	if (smp_processor_id() != test->runner_cpu)
+		panic("kunit: %s: kunit_skip() on cpu%u: a case can be skipped only on cpu%u, which runs it (the jump would land on that CPU's stack)",
+		      test->name, smp_processor_id(), test->runner_cpu);
 	longjmp(test->abort_point, 1);
 }
 

@@ -464,3 +464,39 @@ static struct kunit_suite broken_double_panic = {
 	.test_cases = broken_double_panic_cases,
 };
 kunit_test_suite(broken_double_panic);
+
+/*
+ * kunit_skip() from an IRQ handler: it cannot return, and the jump would
+ * leave the handler without its IRET, so it must panic and say why.
+ */
+#include <irq_work.h>
+
+static struct kunit *skip_test;
+
+static void skip_from_irq(struct irq_work *work)
+{
+	(void)work;
+	kunit_skip(skip_test, "skipped from an IRQ handler");
+}
+
+static void skip_in_an_irq_handler(struct kunit *test)
+{
+	static struct irq_work work;
+
+	skip_test = test;
+	init_irq_work(&work, skip_from_irq);
+	irq_work_queue(&work);
+	irq_work_sync(&work);
+	KUNIT_FAIL(test, "the skip in the IRQ handler returned");
+}
+
+static struct kunit_case broken_skip_in_irq_cases[] = {
+	KUNIT_CASE(skip_in_an_irq_handler),
+	{}
+};
+
+static struct kunit_suite broken_skip_in_irq = {
+	.name = "broken_skip_in_irq",
+	.test_cases = broken_skip_in_irq_cases,
+};
+kunit_test_suite(broken_skip_in_irq);

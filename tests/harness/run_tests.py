@@ -97,6 +97,9 @@ BROKEN_CHECKS = [
     ("broken_forged_tag", "unexpected report (log line", 60, "1"),
     ("broken_absent_report", 'Expected a report containing "BUG test_dbg: '
      'double free", but none was printed', 60, "1"),
+    # kunit_skip() cannot return; from a handler it must not jump either.
+    ("broken_skip_in_irq", "kunit_skip() in IRQ context: a case can be "
+     "skipped only from its own context", 60, "1"),
     # A misspelt test= must fail, not pass with nothing run.
     # (Whatever suite links first: the list is in link order.)
     ("no_such_suite", "test=no_such_suite matches no test; the suites are: "
