@@ -20,10 +20,22 @@
  * The fake clock advances a fixed step per read, so how many polls make a
  * timeout depends on nothing but the step: no case depends on the host's
  * speed.  The cases run on one CPU and touch no real APIC.
+ *
+ * Suite apic_icr_real: the same rule through the real path, on a real
+ * xAPIC.  cpu0 leaves a sentinel in its ICR_HIGH with IRQs off, as code
+ * half way through a send would; cpu1 sends cpu0 an NMI whose handler
+ * sends an NMI back with nmi_send(); when cpu0 goes on, its ICR_HIGH
+ * must hold the sentinel again (apic_send_ipi() chose ICR_HIGH_RESTORE
+ * because it ran in an NMI).  Every wait is for an event, with a
+ * generous deadline.
  */
+#include <irqflags.h>
 #include <kernel.h>
 #include <kunit.h>
+#include <nmi.h>
+#include <smp.h>
 #include <string.h>
+#include <watchdog.h>
 #include "../../arch/x86_64/apic.h"
 #include "../../kernel/timekeeping.h"
 
@@ -214,3 +226,90 @@ static struct kunit_suite apic_icr_suite = {
 	.test_cases = apic_icr_cases,
 };
 kunit_test_suite(apic_icr_suite);
+
+/* ---- apic_icr_real ---- */
+
+#define REAL_WAIT_US       30000000     /* 30 s: a generous deadline */
+#define REAL_NMI_HANDLER   "apic_icr_real"
+#define SENTINEL_ID_FLIP   0x40         /* an APIC id that is not cpu1's */
+
+static struct {
+	bool go;              /* cpu0 has its sentinel in place */
+	bool nmi_ran;         /* cpu0's handler sent its NMI */
+	bool armed;           /* the handler acts (on cpu0) */
+} icr_real;
+
+static bool wait_for_flag(const bool *flag)
+{
+	u64 end = rdtsc() + us_to_tsc(REAL_WAIT_US);
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > end)
+			return false;
+		touch_nmi_watchdog();    /* IRQs are off: the wait is progress */
+		cpu_relax();
+	}
+	return true;
+}
+
+static int icr_real_nmi(unsigned int type, struct pt_regs *regs)
+{
+	(void)type;
+	(void)regs;
+	if (smp_processor_id() != 0 ||
+	    !__atomic_load_n(&icr_real.armed, __ATOMIC_ACQUIRE))
+		return NMI_DONE;
+	icr_real.armed = false;
+	nmi_send(1);          /* from an NMI: ICR_HIGH must come back */
+	__atomic_store_n(&icr_real.nmi_ran, true, __ATOMIC_RELEASE);
+	return NMI_HANDLED;
+}
+
+/* cpu1, in its IPI handler: once cpu0 is ready, NMI it. */
+static void nmi_cpu0_when_ready(void *info)
+{
+	(void)info;
+	if (wait_for_flag(&icr_real.go))
+		nmi_send(0);
+}
+
+static void real_nmi_send_puts_icr_high_back(struct kunit *test)
+{
+	u32 saved, sentinel, found;
+	unsigned long flags;
+	bool ran;
+
+	if (x2apic_mode)
+		kunit_skip(test, "x2APIC: the ICR is one register, nothing to put back");
+	if (nr_cpu_ids < 2)
+		kunit_skip(test, "needs two CPUs");
+	memset(&icr_real, 0, sizeof(icr_real));
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, icr_real_nmi,
+						   REAL_NMI_HANDLER), 0);
+	sentinel = (percpu_areas[1].apic_id ^ SENTINEL_ID_FLIP)
+		   << XAPIC_DEST_SHIFT;
+	smp_call_function_single(1, nmi_cpu0_when_ready, NULL, false);
+	flags = local_irq_save();
+	saved = apic_read(APIC_ICR_HIGH);
+	apic_write(APIC_ICR_HIGH, sentinel);   /* a send half way through */
+	__atomic_store_n(&icr_real.armed, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&icr_real.go, true, __ATOMIC_RELEASE);
+	ran = wait_for_flag(&icr_real.nmi_ran);
+	found = apic_read(APIC_ICR_HIGH);
+	apic_write(APIC_ICR_HIGH, saved);
+	local_irq_restore(flags);
+	unregister_nmi_handler(NMI_LOCAL, REAL_NMI_HANDLER);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_EQ(test, found, sentinel);
+}
+
+static struct kunit_case apic_icr_real_cases[] = {
+	KUNIT_CASE(real_nmi_send_puts_icr_high_back),
+	{}
+};
+
+static struct kunit_suite apic_icr_real_suite = {
+	.name = "apic_icr_real",
+	.test_cases = apic_icr_real_cases,
+};
+kunit_test_suite(apic_icr_real_suite);
