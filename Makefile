@@ -14,6 +14,8 @@
 #   make mutate         plant each one-line bug of tests/mutation/mutants.ini
 #                       in a scratch tree, run the host suite, score it
 #                       (MUTANTS=id,id runs only those)
+#   make soak           SOAK_BOOTS boots over seeds, SMP 1..32, memory sizes
+#                       and machine types (pc, q35); a table of the results
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
 #
@@ -352,6 +354,18 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--mutate-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
+
+# The soak (tests/harness/soak.py): SOAK_BOOTS boots, boot i with seed
+# SOAK_SEED+i and the i-th configuration of a walk over SMP 1..32, memory
+# 128M..5G and the pc and q35 machines; a count of boots, never a time.
+# Not part of make test.
+SOAK_BOOTS ?= 16
+SOAK_SEED  ?= 1
+.PHONY: soak
+soak: deps $(KERNEL)
+	@$(QEMU_ENV) $(PYTHON) tests/harness/soak.py --kernel $(KERNEL) \
+		--boots $(SOAK_BOOTS) --seed $(SOAK_SEED) --cmdline "$(CMDLINE)" \
+		--log-dir $(BUILD)/soak
 
 # Benchmarks: single-CPU rows under -icount (exact instruction counts),
 # scaling rows under multi-threaded TCG; CSV, plots and report.md in

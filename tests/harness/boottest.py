@@ -13,6 +13,7 @@ only when the kernel exited with the pass status and every case passed.
 import argparse
 import hashlib
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -89,6 +90,61 @@ def qemu_command(iso, smp, mem, extra_opts=None, exit_device=True):
     return cmd, name
 
 
+# The hard-lockup watchdog (kernel/watchdog.c) measures time with the TSC,
+# which under QEMU is the host's clock: a virtual CPU the host does not run
+# still ages.  With more virtual CPUs than host CPUs, a CPU waiting with
+# IRQs off for a lock whose holder's thread the host descheduled waits
+# that long for the host, not for a bug (32 vCPUs on 2 cores: seconds, in
+# the memory-pressure storm's zone-lock convoy).  From inside, the guest
+# cannot tell the two apart: under TCG nothing counts the time a virtual
+# CPU really ran.  The harness can: it knows the virtual CPUs and the host
+# CPUs it may use.  So it stretches the threshold by the oversubscription,
+# ceil(vCPUs / host CPUs) times the default, unless the command line sets
+# watchdog_thresh= itself.  Under -icount the TSC counts guest
+# instructions, which a descheduled thread does not execute: no stretch.
+WATCHDOG_THRESH_DEFAULT = 4     # seconds; kernel/params.c
+WATCHDOG_THRESH_MAX = 3600
+
+
+def host_cpus():
+    """The host CPUs this process (and so QEMU) may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def vcpus(smp):
+    """The virtual CPU count of an -smp value: "4", "6,sockets=2,cores=3"."""
+    first = str(smp).split(",")[0]
+    first = first.split("=")[-1]          # "cpus=4"
+    return int(first) if first.isdigit() else 1
+
+
+def watchdog_thresh_for(smp, cmdline, qemu_opts, host=None):
+    """The watchdog_thresh= option to add for this boot, or None: the
+    default stretched by ceil(vCPUs / host CPUs) when the vCPUs outnumber
+    the host CPUs, unless the line already sets it or the TSC counts guest
+    instructions (-icount)."""
+    if re.search(r"(^|\s)(watchdog_thresh=|nowatchdog(\s|=|$))", cmdline):
+        return None
+    if any(o == "-icount" or o.startswith("-icount") for o in qemu_opts):
+        return None
+    host = host or host_cpus()
+    ratio = -(-vcpus(smp) // host)
+    if ratio <= 1:
+        return None
+    return min(WATCHDOG_THRESH_DEFAULT * ratio, WATCHDOG_THRESH_MAX)
+
+
+def with_watchdog_stretch(smp, cmdline, qemu_opts, host=None):
+    """cmdline, with watchdog_thresh_for()'s option appended if any."""
+    t = watchdog_thresh_for(smp, cmdline, qemu_opts, host)
+    if t is None:
+        return cmdline
+    return " ".join(x for x in (cmdline, "watchdog_thresh=%d" % t) if x)
+
+
 def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
              extra_opts=None, exit_device=True, linger=None):
     """Boot once; returns (log, exit_status, timed_out, seconds).
@@ -96,7 +152,12 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
     Without the exit device QEMU never ends by itself: linger=(marker, s)
     then ends the run s seconds after the first log line that contains
     marker (what came in those seconds is kept), and `timeout` still
-    bounds the wait for the marker."""
+    bounds the wait for the marker.
+
+    With more vCPUs than host CPUs the watchdog's threshold is stretched
+    (with_watchdog_stretch())."""
+    opts = shlex.split(os.environ.get("QEMU_OPTS", "")) + (extra_opts or [])
+    cmdline = with_watchdog_stretch(smp, cmdline, opts)
     iso = build_iso(kernel, cmdline, os.path.dirname(log_path))
     cmd, accel = qemu_command(iso, smp, mem, extra_opts, exit_device)
     marker_seen = threading.Event()

@@ -152,6 +152,7 @@ static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
 #include <cpu_work.h>
 #include <nmi.h>
 #include "../../kernel/timekeeping.h"
+#include "test_wait.h"
 
 /* Waking the other CPUs costs more than the rest of a run under TCG:
  * another CPU's actions only at the first visit, and with more than two
@@ -160,7 +161,6 @@ static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
 #define IL_REMOTE_PICKS 1
 /* on_each_cpu_task() needs IRQs on here. */
 #define IL_REMOTE_IRQS_OK (!irqs_disabled())
-#define IL_WAIT_US     1000000
 
 static void (*il_nmi_request[NR_CPUS])(void);
 
@@ -180,7 +180,7 @@ static int il_nmi_handler(unsigned int type, struct pt_regs *regs)
 
 static bool il_wait_cleared(void (**slot)(void))
 {
-	u64 end = rdtsc() + us_to_tsc(IL_WAIT_US);
+	u64 end = test_deadline();
 
 	while (__atomic_load_n(slot, __ATOMIC_ACQUIRE)) {
 		if (rdtsc() > end) {
@@ -245,7 +245,7 @@ static bool il_on_other_cpu(void (*fn)(void))
 static void il_run_irq_work_everywhere(void)
 {
 	/* The irq_work IPIs run by themselves; give them time to land. */
-	u64 end = rdtsc() + us_to_tsc(IL_WAIT_US);
+	u64 end = test_deadline();
 	unsigned int cpu;
 	bool pending = true;
 

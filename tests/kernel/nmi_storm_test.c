@@ -14,6 +14,14 @@
  *   - the hammer CPU (the last one, when there are two or more) sends
  *     NMIs to the others until every worker is done; with one CPU the
  *     worker sends itself an NMI every iteration instead;
+ *   - a storm ends on participation, not on a count: a worker that has
+ *     done its share (at least STORM_MIN_ITERS iterations) goes on, and
+ *     sends an NMI to a CPU that has taken fewer than STORM_MIN_NMIS, until
+ *     every CPU, the hammer included, has taken that many (or the
+ *     test_wait.h deadline passes, and the check fails).  The shares shrink
+ *     with the CPU count (the pressure storm's with its square), so at
+ *     SMP=32 a worker had 8 iterations and the hammer, which only the
+ *     workers' random NMIs reach, often took none;
  *   - every NMI runs storm_nmi_burst(): kmalloc_nolock() (patterned; freed
  *     at once with kfree_nolock() or handed to task context), try_alloc_
  *     pages() (freed with free_pages_nolock() or handed over), an object
@@ -67,6 +75,7 @@
 #include "../../arch/x86_64/cpu.h"
 #include "../../kernel/timekeeping.h"
 #include "../../mm/slab_internal.h"
+#include "test_wait.h"
 
 #define STORM_HAVE_KMALLOC_NOLOCK 1   /* 0: pages and sheaves only */
 
@@ -88,6 +97,8 @@
 #define STORM_HAMMER_WAIT_US 2000    /* hammer: wait for the round's NMIs */
 #define STORM_PAGE_STRIDE    8       /* page blocks: one word a cache line */
 #define STORM_PRESSURE_RESERVE 64    /* pages left free by the hog */
+#define STORM_MIN_ITERS      64      /* a worker's share never less */
+#define STORM_MIN_NMIS       4       /* NMIs each CPU takes in a storm */
 
 enum storm_kind {
 	STORM_KMALLOC,   /* kmalloc() in task context */
@@ -460,47 +471,89 @@ static unsigned int storm_iters(void)
 
 	for (k = 0; k < storm->share; k++)
 		n /= storm_workers();
-	return n;
+	return n > STORM_MIN_ITERS ? n : STORM_MIN_ITERS;
+}
+
+/* A CPU that has taken fewer than STORM_MIN_NMIS of this storm's NMIs,
+ * the first one found after `me` (so workers spread their nudges), or ~0u
+ * when every CPU has taken part. */
+static unsigned int storm_cpu_short_of_nmis(unsigned int me)
+{
+	unsigned int i, cpu;
+
+	for (i = 1; i <= nr_cpu_ids; i++) {
+		cpu = (me + i) % nr_cpu_ids;
+		if (READ_ONCE(storm_cpus[cpu].nmis) < STORM_MIN_NMIS)
+			return cpu;
+	}
+	return ~0u;
+}
+
+static void wait_nmi_taken(unsigned int cpu, unsigned long seen);
+
+/* One iteration of a worker's task loop: one random step. */
+static void storm_task_step(struct storm_cpu *c, unsigned int me)
+{
+	unsigned int i;
+
+	switch (prandom_below(&c->rnd, 8)) {
+	case 0:
+	case 1:
+		i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
+		toggle_slot(&c->kmalloc_slot[i], STORM_KMALLOC, 0);
+		break;
+	case 2:
+		i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
+		toggle_slot(&c->cache_slot[i], STORM_CACHE, 0);
+		break;
+	case 3:
+		i = prandom_below(&c->rnd, storm->page_slots);
+		toggle_slot(&c->page_slot[i], STORM_PAGE,
+			    prandom_below(&c->rnd,
+					  STORM_TASK_MAX_ORDER + 1));
+		break;
+	case 4:
+		send_to_nmi(random_other_cpu(&c->rnd, me));
+		break;
+	case 5:
+		send_random_nmi(c, me);
+		break;
+	case 6:
+		refill_sheaf(c);
+		break;
+	default:
+		drain_to_task(me);
+		break;
+	}
+	c->task_ops++;
+	if (storm_hammer == ~0u)   /* one CPU: it hammers itself */
+		send_random_nmi(c, me);
 }
 
 static void storm_task_loop(unsigned int me)
 {
 	struct storm_cpu *c = &storm_cpus[me];
-	unsigned int it, i;
+	unsigned int it, i, short_cpu;
+	u64 end;
 
-	for (it = 0; it < storm_iters(); it++) {
-		switch (prandom_below(&c->rnd, 8)) {
-		case 0:
-		case 1:
-			i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
-			toggle_slot(&c->kmalloc_slot[i], STORM_KMALLOC, 0);
-			break;
-		case 2:
-			i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
-			toggle_slot(&c->cache_slot[i], STORM_CACHE, 0);
-			break;
-		case 3:
-			i = prandom_below(&c->rnd, storm->page_slots);
-			toggle_slot(&c->page_slot[i], STORM_PAGE,
-				    prandom_below(&c->rnd,
-						  STORM_TASK_MAX_ORDER + 1));
-			break;
-		case 4:
-			send_to_nmi(random_other_cpu(&c->rnd, me));
-			break;
-		case 5:
-			send_random_nmi(c, me);
-			break;
-		case 6:
-			refill_sheaf(c);
-			break;
-		default:
-			drain_to_task(me);
-			break;
+	for (it = 0; it < storm_iters(); it++)
+		storm_task_step(c, me);
+	/* Until every CPU has taken part: an event, not a count. */
+	end = test_deadline();
+	while ((short_cpu = storm_cpu_short_of_nmis(me)) != ~0u &&
+	       !test_deadline_passed(end)) {
+		unsigned long seen = READ_ONCE(storm_cpus[short_cpu].nmis);
+
+		if (short_cpu == me) {
+			nmi_send_self();
+		} else {
+			/* one nudge at a time: 31 CPUs sending NMIs back to
+			 * back queue on QEMU's interrupt path */
+			nmi_send(short_cpu);
+			wait_nmi_taken(short_cpu, seen);
 		}
-		c->task_ops++;
-		if (storm_hammer == ~0u)   /* one CPU: it hammers itself */
-			send_random_nmi(c, me);
+		c->nmis_sent++;
+		storm_task_step(c, me);
 	}
 	for (i = 0; i < STORM_OBJ_SLOTS; i++) {
 		if (c->kmalloc_slot[i])
@@ -877,7 +930,7 @@ static void storm_check_all(struct kunit *test, const struct storm_totals *t,
 	for (k = 0; k < STORM_NR_KINDS; k++)
 		KUNIT_EXPECT_EQ(test, t->frees[k], t->allocs[k]);
 	for_each_online_cpu(cpu) {
-		KUNIT_EXPECT_GT(test, storm_cpus[cpu].nmis, 0);
+		KUNIT_EXPECT_GE(test, storm_cpus[cpu].nmis, STORM_MIN_NMIS);
 		KUNIT_EXPECT_EQ(test, storm_cpus[cpu].sheaf_failures, 0);
 	}
 	if (storm_have_kmalloc_nolock())   /* a NULL always has a reason */
@@ -1025,7 +1078,8 @@ static const struct storm_params storm_normal = {
  * virtual CPUs than host cores, each hand-over may wait for the host to
  * schedule the next holder: the cost of an iteration grows with the number
  * of workers, so each worker's share shrinks with its square (SMP=4 gives
- * each of 3 workers 888 iterations, SMP=6 each of 5 workers 320).  The
+ * each of 3 workers 888 iterations, SMP=6 each of 5 workers 320, and no
+ * worker fewer than STORM_MIN_ITERS, SMP=32's 8 included).  The
  * allocation storm's iterations are shared out evenly: the same convoys
  * form on the slab layer's locks there, only less often.
  */

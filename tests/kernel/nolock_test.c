@@ -70,8 +70,8 @@ static void nolock_env_exit(void) { slab_test_env_exit(); }
 #else
 #include <nmi.h>
 #include "../../kernel/timekeeping.h"
+#include "test_wait.h"
 
-#define NMI_WAIT_US 1000000
 
 static void (*nmi_request[NR_CPUS])(void);
 
@@ -93,7 +93,7 @@ static int nolock_nmi_handler(unsigned int type, struct pt_regs *regs)
 static bool run_in_nmi(void (*fn)(void))
 {
 	unsigned int me = smp_processor_id();
-	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_US);
+	u64 end = test_deadline();
 
 	__atomic_store_n(&nmi_request[me], fn, __ATOMIC_RELEASE);
 	nmi_send_self();
@@ -111,7 +111,7 @@ static bool run_in_nmi(void (*fn)(void))
 /* IRQs are on again: the irq_work IPI frees the parked objects. */
 static bool wait_for_deferred_frees(void)
 {
-	u64 end = rdtsc() + us_to_tsc(NMI_WAIT_US);
+	u64 end = test_deadline();
 
 	while (slab_deferred_frees(smp_processor_id())) {
 		if (rdtsc() > end)

@@ -76,6 +76,7 @@
 #include "../../arch/x86_64/interrupts.h"
 #include "../../kernel/backtrace.h"
 #include "../../kernel/timekeeping.h"
+#include "test_wait.h"
 #include "../../mm/slab_internal.h"
 
 #define KMALLOC_PATH_SIZE  64      /* kmalloc-64 for the kmalloc paths */
@@ -89,7 +90,6 @@
 #define SLOW_PATH_MAX_STEPS 20000  /* a refill: a few thousand */
 #define MAX_TRACED_STEPS   200000  /* a slow path is a few thousand */
 #define SAMPLE_STRIDE      32      /* below the sheaf layer: 1 point in 32 */
-#define DEFERRED_WAIT_US   1000000
 #define MAX_REPORTS        6       /* failing runs printed per sweep */
 #define NR_TRACKED_CACHES  3
 /*
@@ -243,7 +243,6 @@ static void action_irq(struct run_ctx *c)
  * context on this CPU and cannot land inside the fast path.
  */
 #define FLUSHER_CPU    1
-#define FLUSH_WAIT_US  2000000
 
 static unsigned long call_ipis[NR_CPUS];   /* call-function IPIs handled */
 static irq_handler_t call_ipi_handler;     /* the handler we wrap */
@@ -272,7 +271,7 @@ static void remote_flush(void *info)
 
 static bool wait_for_flusher(void)
 {
-	u64 end = rdtsc() + us_to_tsc(FLUSH_WAIT_US);
+	u64 end = test_deadline();
 
 	while (!__atomic_load_n(&flusher_done, __ATOMIC_ACQUIRE)) {
 		if (rdtsc() > end)
@@ -292,7 +291,7 @@ static void action_flush(struct run_ctx *c)
 	c->sheaf_frees = slab_stat_sum(c->s, SHEAF_FREE);
 	local_irq_enable();
 	smp_call_function_single(FLUSHER_CPU, remote_flush, c->s, false);
-	end = rdtsc() + us_to_tsc(FLUSH_WAIT_US);
+	end = test_deadline();
 	while (__atomic_load_n(&call_ipis[me], __ATOMIC_ACQUIRE) == seen &&
 	       !__atomic_load_n(&flusher_done, __ATOMIC_ACQUIRE)) {
 		if (rdtsc() > end) {
@@ -611,7 +610,7 @@ static long held_in(struct kmem_cache *s, void *const *held, unsigned int n)
 
 static bool wait_for_deferred_frees(void)
 {
-	u64 end = rdtsc() + us_to_tsc(DEFERRED_WAIT_US);
+	u64 end = test_deadline();
 
 	while (slab_deferred_frees(smp_processor_id())) {
 		if (rdtsc() > end)

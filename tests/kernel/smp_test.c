@@ -26,8 +26,7 @@
 #include "../../arch/x86_64/cpu.h"
 #include "../../kernel/params.h"
 #include "../../kernel/timekeeping.h"
-
-#define WAIT_US 2000000
+#include "test_wait.h"
 
 /* ---- smp_boot ---- */
 
@@ -91,14 +90,22 @@ static void each_cpu_sees_its_own_percpu_area(struct kunit *test)
 	}
 }
 
+/* Each CPU's tick count moves on: waited for as an event (test_wait.h),
+ * not for a fixed five ticks' worth, which a loaded host outlasted. */
 static void timer_ticks_on_every_cpu(struct kunit *test)
 {
 	unsigned long before[NR_CPUS];
-	unsigned int cpu;
+	unsigned int cpu, ticking;
+	u64 end = test_deadline();
 
 	for_each_online_cpu(cpu)
 		before[cpu] = READ_ONCE(per_cpu(apic_timer_ticks, cpu));
-	udelay(5 * 1000000 / APIC_TIMER_HZ);   /* five ticks' worth */
+	do {
+		ticking = 0;
+		for_each_online_cpu(cpu)
+			ticking += READ_ONCE(per_cpu(apic_timer_ticks, cpu)) >
+				   before[cpu];
+	} while (ticking < nr_cpu_ids && !test_deadline_passed(end));
 	for_each_online_cpu(cpu)
 		KUNIT_EXPECT_GT(test, READ_ONCE(per_cpu(apic_timer_ticks, cpu)),
 				before[cpu]);
@@ -171,13 +178,13 @@ static void call_single_runs_on_that_cpu(struct kunit *test)
 static void call_single_without_wait_completes(struct kunit *test)
 {
 	unsigned int target = nr_cpu_ids - 1;
-	u64 end = rdtsc() + us_to_tsc(WAIT_US);
+	u64 end = test_deadline();
 
 	reset_hits();
 	KUNIT_ASSERT_EQ(test, smp_call_function_single(target, count_hit, NULL,
 						       false), 0);
-	while (!READ_ONCE(hits[target]) && rdtsc() < end)
-		cpu_relax();
+	while (!READ_ONCE(hits[target]) && !test_deadline_passed(end))
+		;
 	KUNIT_EXPECT_EQ(test, READ_ONCE(hits[target]), 1);
 }
 
@@ -309,13 +316,11 @@ static void queue_probe(void *info)
 
 static bool wait_runs(struct work_probe *p, unsigned int n)
 {
-	u64 end = rdtsc() + us_to_tsc(WAIT_US);
+	u64 end = test_deadline();
 
-	while (__atomic_load_n(&p->runs, __ATOMIC_ACQUIRE) < n) {
-		if (rdtsc() > end)
+	while (__atomic_load_n(&p->runs, __ATOMIC_ACQUIRE) < n)
+		if (test_deadline_passed(end))
 			return false;
-		cpu_relax();
-	}
 	return true;
 }
 
@@ -349,7 +354,7 @@ static void irq_work_waits_for_irqs_and_runs_once(struct kunit *test)
 	flags = local_irq_save();
 	KUNIT_EXPECT_TRUE(test, irq_work_queue(&p->work));
 	KUNIT_EXPECT_FALSE(test, irq_work_queue(&p->work)); /* already pending */
-	udelay(1000);
+	udelay(1000);   /* a window for what must NOT happen (test_wait.h) */
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->runs), 0);  /* IRQs are off */
 	KUNIT_EXPECT_TRUE(test, irq_work_is_pending(&p->work));
 	local_irq_restore(flags);
@@ -380,7 +385,7 @@ static void irq_assert_func(struct irq_work *w)
 
 static void kunit_assert_in_an_irq_does_not_leave_it(struct kunit *test)
 {
-	u64 end = rdtsc() + us_to_tsc(WAIT_US);
+	u64 end = test_deadline();
 	volatile bool landed = false;
 
 	memset(&irq_assert_probe, 0, sizeof(irq_assert_probe));
@@ -390,8 +395,8 @@ static void kunit_assert_in_an_irq_does_not_leave_it(struct kunit *test)
 	if (setjmp(irq_assert_probe.abort_point) == 0) {
 		irq_work_queue(&irq_assert_work);
 		while (!__atomic_load_n(&irq_assert_went_on, __ATOMIC_ACQUIRE) &&
-		       rdtsc() < end)
-			cpu_relax();
+		       !test_deadline_passed(end))
+			;
 	} else {
 		landed = true;   /* out of the handler, no IRET */
 	}
