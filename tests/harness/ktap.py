@@ -21,6 +21,11 @@ the host test programs' output, which is the same KTAP without prefixes.
 import re
 
 PREFIX = re.compile(r"^\[\s*\d+\.\d+\] cpu\d+: (NMI: )?")
+# GRUB writes to the serial port too (scripts/mkiso.sh): screen control
+# sequences, carriage returns, and, when it cannot start the kernel (too
+# little memory for the image), its own "error: ..." lines.
+TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
+GRUB_ERROR = re.compile(r"^error: (.*)$")
 RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?: # (SKIP)\b ?(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (\S+)")
@@ -66,18 +71,31 @@ class Log:
         self.reports = []        # (line number, text, where it ran)
         self.unexpected = []     # the reports no declaration covers
         self.unmatched_filter = None  # (test=, [suites]) if it matched none
+        self.kernel_started = False  # a line with printk's prefix came
+        self.grub_errors = []    # GRUB's "error: ..." before the kernel
 
 
 def strip(line):
-    return PREFIX.sub("", line.rstrip("\r\n"))
+    return PREFIX.sub("", TERMINAL_CONTROL.sub("", line.rstrip("\r\n")))
+
+
+def kernel_line(line):
+    """Did the kernel print this line (printk's prefix), not GRUB?"""
+    return PREFIX.match(TERMINAL_CONTROL.sub("", line)) is not None
 
 
 def parse_lines(lines):
     log = Log()
     cur = None
     for raw in lines:
+        if kernel_line(raw):
+            log.kernel_started = True
         line = strip(raw)
         log.lines.append(line)
+        m = GRUB_ERROR.match(line)
+        if m and not log.kernel_started:
+            log.grub_errors.append(m.group(1))
+            continue
         body = line.strip()
         nested = line.startswith("    ")
         if body.startswith("Kernel panic - not syncing:") and not log.panic:
@@ -249,6 +267,13 @@ def verdict(log, exit_status, timed_out, timeout=None):
     if log.panic:
         t = " (test %s)" % log.panic_test if log.panic_test else where_text
         reasons.append("panic: %s%s" % (log.panic, t))
+    if log.grub_errors and not log.kernel_started:
+        hint = (" (too little memory for the kernel image)"
+                if any("out of memory" in e for e in log.grub_errors)
+                else "")
+        reasons.append("GRUB could not start the kernel: %s%s" % (
+            "; ".join(log.grub_errors), hint))
+        return reasons
     if timed_out:
         # `timeout`: seconds, or words saying when it was given up.
         reasons.append("timeout: no result %s%s" % (

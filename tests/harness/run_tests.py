@@ -45,6 +45,9 @@ import boottest  # noqa: E402
 # to a power of two, so 2 sockets of 3 cores have APIC ids 0,1,2,4,5,6.
 BOOT_CONFIGS = [
     ("smp1-128M", "1", "128M", ""),
+    # The least memory the kernel runs on (include/memblock.h): tests that
+    # need more free at once skip and say so (tests/kernel/memory_need.h).
+    ("smp2-16M", "2", "16M", ""),
     # Every freed page poisoned and checked when handed out again: the whole
     # suite, storms included, runs with writes after free detected.
     ("smp4-128M-poison", "4", "128M", "page_poison"),
@@ -635,6 +638,49 @@ def run_bad_options(kernel, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# Too little memory gets one clear answer, fast: below the kernel's minimum
+# (include/memblock.h: MEMBLOCK_MIN_FREE, MEM=16M) one panic line naming
+# what there is and what is needed; well below it GRUB cannot even load the
+# image, and its own error (on the serial port, scripts/mkiso.sh) is what
+# the harness reports.  (MEM, what the failure must say, timeout s.)
+SMALL_MEMORY_CHECKS = [
+    ("12M", "panic: memory: too little to run: ", 60),
+    ("12M", "this kernel needs 8192 KiB free (MEM=16M or more)", 60),
+    ("6M", "GRUB could not start the kernel: out of memory.", 60),
+]
+
+
+def run_small_memory(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    results = {}
+    for mem, expect, timeout in SMALL_MEMORY_CHECKS:
+        if mem not in results:
+            log_path = os.path.join(log_dir, "harness-mem-%s.log" % mem)
+            log, status, timed_out, secs, _ = boottest.run_boot(
+                kernel, "1", mem, "", timeout, log_path)
+            results[mem] = (ktap.verdict(log, status, timed_out, timeout),
+                            log_path)
+        reasons, log_path = results[mem]
+        if not any(expect in r for r in reasons):
+            problems.append("MEM=%s: no failure saying %r (said: %s); log: %s"
+                            % (mem, expect, "; ".join(reasons) or
+                               "it passed", log_path))
+        elif len(reasons) != 1:
+            problems.append("MEM=%s: %d reasons, one expected: %s"
+                            % (mem, len(reasons), "; ".join(reasons)))
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:too-little-memory",
+                                  "ok, one clear answer each" if ok
+                                  else "FAILED", time.time() - start))
+    for mem, (reasons, _) in sorted(results.items()):
+        for r in reasons:
+            print("    MEM=%s reported: %s" % (mem, r))
+    for p in problems:
+        print("    " + p)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -675,6 +721,7 @@ def main():
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally)
         run_bad_options(a.kernel, a.log_dir, tally)
+        run_small_memory(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
