@@ -48,6 +48,9 @@ BOOT_CONFIGS = [
     # The least memory the kernel runs on (include/memblock.h): tests that
     # need more free at once skip and say so (tests/kernel/memory_need.h).
     ("smp2-16M", "2", "16M", ""),
+    # The self-tests' KTAP is printed whatever loglevel= hides (kernel/
+    # kunit.c): with loglevel=0 the run is still judged, case by case.
+    ("smp1-128M-loglevel0", "1", "128M", "loglevel=0 test=boot,console"),
     # Every freed page poisoned and checked when handed out again: the whole
     # suite, storms included, runs with writes after free detected.
     ("smp4-128M-poison", "4", "128M", "page_poison"),
