@@ -339,6 +339,35 @@ def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
            "%.1f s, %s" % (secs, accel), tally)
 
 
+# A test that prints lines shaped like reports and KTAP structure
+# (broken_printed_structure): the verdict must be exactly its one failed
+# case, in its own suite, with no watchdog and nothing misattributed.
+PRINTED_STRUCTURE_SUITE = "broken_printed_structure"
+PRINTED_STRUCTURE_VERDICT = ("test broken_printed_structure."
+                             "fails_after_printed_lines failed: ")
+
+
+def run_printed_structure(kernel, log_dir, tally):
+    suite = PRINTED_STRUCTURE_SUITE
+    log_path = os.path.join(log_dir, "harness-%s.log" % suite)
+    log, status, timed_out, secs, _ = boottest.run_boot(
+        kernel, "1", "128M", "test=" + suite, 60, log_path)
+    reasons = ktap.verdict(log, status, timed_out, 60)
+    ok = (len(reasons) == 1 and reasons[0].startswith(PRINTED_STRUCTURE_VERDICT)
+          and ktap.counts(log) == (1, 1, 0))
+    print("%-30s %s  (%.1f s)" % ("harness:" + suite,
+                                  "ok, printed lines are not structure" if ok
+                                  else "WRONG VERDICT", secs))
+    for x in reasons:
+        print("    reported: " + x)
+    if not ok:
+        print("    expected only %r..., 1 passed and 1 failed (counted %d "
+              "passed, %d failed); log: %s"
+              % (PRINTED_STRUCTURE_VERDICT, ktap.counts(log)[0],
+                 ktap.counts(log)[1], log_path))
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
     log_path = os.path.join(log_dir, "harness-%s.log" % suite)
     log, status, timed_out, secs, _ = boottest.run_boot(
@@ -776,6 +805,7 @@ def main():
             run_panic_alone(a.broken_kernel, a.log_dir, tally)
             run_nmi_after_panic(a.broken_kernel, a.log_dir, tally)
             run_panic_during_drain(a.broken_kernel, a.log_dir, tally)
+            run_printed_structure(a.broken_kernel, a.log_dir, tally)
     print("total: %d passed, %d failed" % (tally.passed, tally.failed))
     return 1 if tally.failed else 0
 
