@@ -15,6 +15,17 @@ contains.  The declaration may be anywhere in the log: a report an NMI
 printed reaches the console when its buffer is flushed, possibly after the
 case ended, but it was tagged when it was printed.
 
+What a test prints is not structure: only the watchdog's own first line
+(WATCHDOG) is a watchdog report, a suite opens ("# Subtest:") only after the
+previous one's result line, and a case result must carry the next number
+(the last line for a number wins: the runner prints it after the case ran).
+A test's own output belongs in kunit_info(), which prints it as
+`    # case: ...` inside the case.
+
+GRUB writes to the serial port too (scripts/mkiso.sh): its screen control
+sequences are dropped, and its "error: ..." lines, when no kernel line
+follows, are the reason the run failed.
+
 Used by boottest.py (one boot) and run_tests.py (the whole suite), and on
 the host test programs' output, which is the same KTAP without prefixes.
 """
@@ -33,6 +44,9 @@ TOTALS = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
 # The first line of every report the kernel prints (mm/, kernel/panic.c).
 REPORT = re.compile(r"^(WARNING: |BUG[: ]|kmem_cache_destroy \S+: \d+ objects "
                     r"still allocated)")
+# The watchdog's report (kernel/watchdog.c); other "watchdog: ..." lines
+# (its "off" line, a test's message) are no report.
+WATCHDOG = re.compile(r"^watchdog: (hard LOCKUP on cpu\d+.*)$")
 EXPECTED_TAG = re.compile(r" \[expected by ([^\s.\]]+)\.([^\s\]]+)\]$")
 UNMATCHED = re.compile(r"^# test=(.*) matches no test; the suites are:$")
 UNMATCHED_SUITE = re.compile(r"^#   (\S+) \(\d+ cases\)$")
@@ -107,8 +121,9 @@ def parse_lines(lines):
         if body.startswith("cause:") and log.exception and not log.panic:
             log.exception_causes.append(body[len("cause:"):].strip())
             continue
-        if body.startswith("watchdog:") and not log.watchdog:
-            log.watchdog = body[len("watchdog:"):].strip()
+        m = WATCHDOG.match(body)
+        if m and not log.watchdog:
+            log.watchdog = m.group(1)
             continue
         if body.startswith("while running test "):
             log.panic_test = body[len("while running test "):].strip()
@@ -130,7 +145,9 @@ def parse_lines(lines):
                 m.group(2))
             continue
         m = SUBTEST.match(body)
-        if m and nested:
+        if m and nested and (cur is None or cur.result is not None):
+            # A suite opens only after the last one's result line: a
+            # "# Subtest:" inside a running suite is a test's printing.
             cur = Suite(m.group(1))
             log.suites.append(cur)
             continue
@@ -145,8 +162,18 @@ def parse_lines(lines):
         if m:
             status = "fail" if m.group(1) == "not ok" else (
                 "skip" if m.group(4) else "ok")
-            if nested and cur is not None:
-                cur.cases.append((int(m.group(2)), m.group(3), status))
+            num = int(m.group(2))
+            if nested and cur is not None and cur.result is None and \
+                    num == len(cur.cases) + 1 and not (
+                        cur.planned is not None and
+                        len(cur.cases) >= cur.planned):
+                cur.cases.append((num, m.group(3), status))
+            elif nested and cur is not None and cur.result is None and \
+                    cur.cases and num == len(cur.cases):
+                # The runner prints case N's result after the case ran: a
+                # line "ok N x" the case printed itself comes before it,
+                # and the last one for N is the runner's.
+                cur.cases[-1] = (num, m.group(3), status)
             elif not nested and cur is not None and m.group(3) == cur.name:
                 cur.result = m.group(1)
                 cur.result_skip = bool(m.group(4))
