@@ -13,6 +13,7 @@ only when the kernel exited with the pass status and every case passed.
 import argparse
 import hashlib
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -41,6 +42,7 @@ def iso_key(kernel, cmdline):
     return h.hexdigest()[:16]
 
 
+INTERRUPTED = 130   # exit status of a run quit before the kernel ended it
 ISO_KEEP = 64   # ISOs kept in build/iso; older ones are removed
 
 
@@ -106,8 +108,23 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
         logf.write("# %s\n" % " ".join(shlex.quote(c) for c in cmd))
         logf.flush()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT,
+                                stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL)
+        qemu_errors = []
+
+        def pump_stderr():
+            # QEMU's own complaints (a bad -m, a bad option) go to stderr:
+            # kept apart so the verdict can quote them.
+            for raw in iter(proc.stderr.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                qemu_errors.append(line)
+                logf.write("# qemu stderr: %s\n" % line)
+                logf.flush()
+                if echo:
+                    sys.stderr.write(line + "\n")
+
+        te = threading.Thread(target=pump_stderr, daemon=True)
+        te.start()
 
         def pump():
             for raw in iter(proc.stdout.readline, b""):
@@ -138,8 +155,21 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
             proc.kill()
             status = proc.wait()
         t.join(5)
+        te.join(5)
     log = ktap.parse_log(log_path)
+    log.qemu_errors = qemu_errors
     return log, status, timed_out, time.time() - start, accel
+
+
+def log_name(smp, mem, cmdline, qemu_opts="", accel="tcg"):
+    """The log's name for one configuration: boot-smp<N>-<MEM>, and when
+    the command line, QEMU_OPTS or the accelerator is not the default, a
+    short hash of them, so two configurations never share a file."""
+    name = "boot-smp%s-%s" % (smp, mem)
+    extra = "\0".join((cmdline, qemu_opts, accel))
+    if cmdline or qemu_opts or accel != "tcg":
+        name += "-" + hashlib.sha1(extra.encode()).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9_.=,-]", "_", name)
 
 
 def describe(name, log, reasons, seconds):
@@ -177,10 +207,24 @@ def main():
             print("Booting %s (SMP=%s MEM=%s); Ctrl-A X quits QEMU."
                   % (a.kernel, a.smp, a.mem))
         status = subprocess.call(cmd)
-        return 0 if status in (0, ktap.EXIT_PASS) else status
+        if status == ktap.EXIT_PASS:
+            return 0
+        if status == 0:
+            # The kernel always leaves through isa-debug-exit (33, 35, 37):
+            # QEMU's own 0 means it was quit (Ctrl-A X) before that.
+            print("boottest: the run was interrupted (QEMU quit before the "
+                  "kernel finished)", file=sys.stderr)
+            return INTERRUPTED
+        print("boottest: %s" % (
+            "the kernel reported failure" if status == ktap.EXIT_FAIL else
+            "the kernel panicked" if status == ktap.EXIT_PANIC else
+            "QEMU exited with status %d" % status), file=sys.stderr)
+        return status
 
-    name = "boot-smp%s-%s" % (a.smp, a.mem)
+    name = log_name(a.smp, a.mem, a.cmdline, os.environ.get("QEMU_OPTS", ""),
+                    os.environ.get("QEMU_ACCEL", "tcg") or "tcg")
     log_path = os.path.join(a.log_dir, name + ".log")
+    print("boottest: log in " + log_path)
     log, status, timed_out, secs, accel = run_boot(
         a.kernel, a.smp, a.mem, a.cmdline, a.timeout, log_path)
     reasons = ktap.verdict(log, status, timed_out, a.timeout)

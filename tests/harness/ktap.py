@@ -307,8 +307,10 @@ def verdict(log, exit_status, timed_out, timeout=None):
             timeout if isinstance(timeout, str) else "after %s s" % timeout,
             where_text or " (before the tests started)"))
     elif exit_status not in (EXIT_PASS, EXIT_FAIL, EXIT_PANIC):
-        reasons.append("QEMU exited with status %s, not a kernel exit code"
-                       % exit_status)
+        said = getattr(log, "qemu_errors", [])
+        reasons.append("QEMU exited with status %s, not a kernel exit code%s"
+                       % (exit_status, ": " + " | ".join(said) if said
+                          else ""))
     elif exit_status == EXIT_FAIL and not reasons:
         reasons.append("kernel reported failure (exit %d)" % exit_status)
     elif exit_status == EXIT_PANIC and not log.panic:

@@ -755,6 +755,82 @@ def run_drop_checks(kernel, log_dir, tally):
         tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# What the tools around a boot say when something is wrong: QEMU's own
+# error is quoted (MEM=abc), two configurations never share a log, a
+# missing EXTRA_TESTS file is named, and quitting `make run` with Ctrl-A X
+# is an interrupted run (exit status 130), not a pass.
+ROOT = os.path.normpath(os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "..", ".."))
+QEMU_BAD_MEM_SAYS = "qemu-system-x86_64: -m abc: Parameter 'size' expects"
+MISSING_EXTRA = "tests/no_such_test_file.c"
+CTRL_A_X = b"\x01x"
+INTERACTIVE_WAIT_S = 30
+
+
+def check_interrupted_run(kernel):
+    """Boot with --interactive, send Ctrl-A X once the kernel speaks."""
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "tests", "harness",
+                                      "boottest.py"),
+         "--kernel", kernel, "--interactive"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    seen = b""
+    deadline = time.time() + INTERACTIVE_WAIT_S
+    while b"cpu0: " not in seen and time.time() < deadline:
+        chunk = proc.stdout.read1(4096)
+        if not chunk:
+            break
+        seen += chunk
+    proc.stdin.write(CTRL_A_X)
+    proc.stdin.flush()
+    try:
+        out, _ = proc.communicate(timeout=INTERACTIVE_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return proc.returncode, (seen + out).decode("utf-8", "replace")
+
+
+def run_tool_checks(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    log_path = os.path.join(log_dir, "harness-qemu-error.log")
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "1", "abc", "", 30, log_path)
+    reasons = ktap.verdict(log, status, timed_out, 30)
+    if not any(QEMU_BAD_MEM_SAYS in r for r in reasons):
+        problems.append("MEM=abc: QEMU's error not quoted (%s)"
+                        % "; ".join(reasons))
+    names = set(boottest.log_name(*c) for c in [
+        ("1", "128M", "", ""), ("1", "128M", "test=boot", ""),
+        ("1", "128M", "test=slab", ""), ("1", "128M", "", "-machine q35"),
+        ("1", "128M", "", "", "kvm")])
+    if len(names) != 5:
+        problems.append("configurations share log names: %s"
+                        % ", ".join(sorted(names)))
+    make = subprocess.run(["make", "-n", "kernel",
+                           "EXTRA_TESTS=" + MISSING_EXTRA], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    said = make.stdout.decode("utf-8", "replace")
+    if make.returncode == 0 or \
+            "EXTRA_TESTS names %s: no such file" % MISSING_EXTRA not in said:
+        problems.append("a missing EXTRA_TESTS file is not named: %s"
+                        % said.strip()[-200:])
+    code, out = check_interrupted_run(kernel)
+    if code != boottest.INTERRUPTED or "the run was interrupted" not in out:
+        problems.append("Ctrl-A X: exit status %s, not %d with 'the run was "
+                        "interrupted'" % (code, boottest.INTERRUPTED))
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:tools",
+                                  "ok, QEMU's error, log names, EXTRA_TESTS, "
+                                  "Ctrl-A X" if ok else "FAILED",
+                                  time.time() - start))
+    for p in problems:
+        print("    " + p)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -797,6 +873,7 @@ def main():
         run_bad_options(a.kernel, a.log_dir, tally)
         run_small_memory(a.kernel, a.log_dir, tally)
         run_drop_checks(a.kernel, a.log_dir, tally)
+        run_tool_checks(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
