@@ -172,6 +172,27 @@ def log_name(smp, mem, cmdline, qemu_opts="", accel="tcg"):
     return re.sub(r"[^A-Za-z0-9_.=,-]", "_", name)
 
 
+# Where `make debug` stops: kernel_main()'s first step after the TSC read.
+# (`break kernel_main` stops on its first instruction, the inlined rdtsc,
+# which gdb shows as a line of cpu.h.)
+GDB_STOP_FILE = "kernel/main.c"
+GDB_STOP_TEXT = "percpu_init_boot_cpu();"
+
+
+def gdb_stop_line():
+    with open(os.path.join(ROOT, GDB_STOP_FILE)) as f:
+        for n, line in enumerate(f, 1):
+            if line.strip().startswith(GDB_STOP_TEXT):
+                return "%s:%d" % (GDB_STOP_FILE, n)
+    return "kernel_main"
+
+
+def write_gdbinit(path, kernel, port=1234):
+    with open(path, "w") as f:
+        f.write("file %s\ntarget remote :%d\nbreak %s\ncontinue\n"
+                % (os.path.abspath(kernel), port, gdb_stop_line()))
+
+
 def describe(name, log, reasons, seconds):
     p, f, s = ktap.counts(log)
     head = "%-28s %3d passed, %d failed%s  (%.1f s)" % (
@@ -197,9 +218,7 @@ def main():
         cmd += ["-serial", "mon:stdio"]
         if a.debug:
             gdbinit = os.path.join(a.log_dir, "gdbinit")
-            with open(gdbinit, "w") as f:
-                f.write("file %s\ntarget remote :1234\n"
-                        "break kernel_main\n" % os.path.abspath(a.kernel))
+            write_gdbinit(gdbinit, a.kernel)
             cmd += ["-s", "-S"]
             print("QEMU waits for gdb on :1234.  In another terminal:\n"
                   "    gdb -x %s\n(Ctrl-A X quits QEMU)" % gdbinit)

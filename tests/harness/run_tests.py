@@ -31,6 +31,7 @@ Exit status 0 only if nothing failed.
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -792,6 +793,53 @@ def check_interrupted_run(kernel):
     return proc.returncode, (seen + out).decode("utf-8", "replace")
 
 
+GDB_PORT = 12345
+GDB_WAIT_S = 60
+
+
+def check_gdb(kernel, log_dir):
+    """`make debug`'s gdbinit, in batch mode against QEMU's gdb stub: it
+    stops in kernel_main at a line of main.c, prints no symbol-table
+    warnings, and the backtrace ends at kernel_main (zero return address)."""
+    if not shutil.which("gdb"):
+        return []
+    gdbinit = os.path.join(log_dir, "harness-gdbinit")
+    boottest.write_gdbinit(gdbinit, kernel, GDB_PORT)
+    iso = boottest.build_iso(kernel, "", log_dir)
+    cmd, _ = boottest.qemu_command(iso, "1", "128M")
+    qemu = subprocess.Popen(cmd + ["-serial", "null", "-monitor", "none",
+                                   "-gdb", "tcp:127.0.0.1:%d" % GDB_PORT,
+                                   "-S"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        out = subprocess.run(["gdb", "-batch", "-nx", "-x", gdbinit,
+                              "-ex", "bt"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=GDB_WAIT_S,
+                             stdin=subprocess.DEVNULL).stdout.decode(
+                                 "utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        out = "(gdb timed out)"
+    finally:
+        qemu.kill()
+        qemu.wait()
+    problems = []
+    if not re.search(r"^Breakpoint 1, kernel_main \(.*\) at kernel/main\.c:",
+                     out, re.M):
+        problems.append("gdb: did not stop in kernel_main at a line of "
+                        "kernel/main.c")
+    if "not in symtab" in out:
+        problems.append("gdb: 'not in symtab' warnings")
+    frames = re.findall(r"^#(\d+) ", out, re.M)
+    if len(frames) > 2 or not re.search(r"^#1  0x0+ in \?\? \(\)$", out,
+                                        re.M) and len(frames) > 1:
+        problems.append("gdb: the backtrace goes past kernel_main")
+    if problems:
+        problems[-1] += "; gdb said: " + " | ".join(out.splitlines()[-6:])
+    return problems
+
+
 def run_tool_checks(kernel, log_dir, tally):
     start = time.time()
     problems = []
@@ -821,6 +869,7 @@ def run_tool_checks(kernel, log_dir, tally):
     if code != boottest.INTERRUPTED or "the run was interrupted" not in out:
         problems.append("Ctrl-A X: exit status %s, not %d with 'the run was "
                         "interrupted'" % (code, boottest.INTERRUPTED))
+    problems += check_gdb(kernel, log_dir)
     ok = not problems
     print("%-30s %s  (%.1f s)" % ("harness:tools",
                                   "ok, QEMU's error, log names, EXTRA_TESTS, "
