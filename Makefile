@@ -42,6 +42,12 @@ CMDLINE    ?=
 EXTRA_TESTS ?=
 BOOT_TIMEOUT ?= 120
 
+# A misspelt EXTRA_TESTS file gets its name, not "No rule to make target".
+EXTRA_TESTS_MISSING := $(filter-out $(wildcard $(EXTRA_TESTS)),$(EXTRA_TESTS))
+ifneq ($(EXTRA_TESTS_MISSING),)
+$(error EXTRA_TESTS names $(EXTRA_TESTS_MISSING): no such file)
+endif
+
 # Quiet by default ("  CC  kernel/main.c"); V=1 shows every command.
 ifeq ($(V),1)
 Q :=

@@ -183,8 +183,9 @@ higher_half_entry:
 	xor ebp, ebp                    ; ends the frame-pointer chain
 	mov edi, edi                    ; zero-extend magic
 	mov esi, esi                    ; and the info address
-	call kernel_main
-.hang:
-	cli
-	hlt
-	jmp .hang
+	; kernel_main() never returns.  It is entered as if called from
+	; address 0 (a zero return address, rbp 0): a debugger's backtrace
+	; ends at kernel_main, the outermost frame, instead of walking into
+	; this assembly, which has no unwind information.
+	push 0
+	jmp kernel_main

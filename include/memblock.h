@@ -35,8 +35,15 @@
 #define PCI_HOLE_START 0xe0000000ull
 #define PCI_HOLE_END   0x100000000ull
 
-/* The least free memory (after reservations) the kernel agrees to run on. */
+/*
+ * The least free memory (after reservations) the kernel agrees to run on,
+ * and the least RAM that leaves it under QEMU (MEM=16M): the first MiB and
+ * the kernel image (about 7 MiB, most of it boot stacks and tables in .bss)
+ * are reserved.  A self-test that needs more than this free at once skips
+ * (tests/kernel/memory_need.h).  e820.c panics, naming both, with less.
+ */
 #define MEMBLOCK_MIN_FREE (8ull << 20)
+#define MEMORY_MIN_MIB 16
 
 struct memblock_region {
 	u64 base;

@@ -5,7 +5,7 @@
  * to the console under the console lock, each line prefixed with a TSC time
  * stamp and the CPU number, so lines from different CPUs never interleave.
  * Messages carry a level; `loglevel=` on the command line hides the chatty
- * ones.  vsnprintf() is plain library code and is also built and tested on
+ * ones (never the self-tests' KTAP lines, LOGLEVEL_ALWAYS).  vsnprintf() is plain library code and is also built and tested on
  * the host.
  */
 #ifndef PRINTK_H
@@ -14,6 +14,7 @@
 #include <compiler.h>
 
 enum log_level {
+	LOGLEVEL_ALWAYS = -1,   /* shown at every loglevel=: KTAP (kunit.c) */
 	LOGLEVEL_EMERG = 0,
 	LOGLEVEL_ERR = 3,
 	LOGLEVEL_WARNING = 4,

@@ -66,6 +66,10 @@ const struct kunit_suite *kunit_current_suite;
 
 #define KTAP_CASE_INDENT "    "
 
+/* Every KTAP line (results, plans, diagnostics) is the run's result: it is
+ * printed whatever loglevel= says, 0 included (LOGLEVEL_ALWAYS). */
+#define ktap_printk(...) printk_level(LOGLEVEL_ALWAYS, __VA_ARGS__)
+
 bool kunit_glob_match(const char *pattern, const char *name)
 {
 	/* Classic backtracking glob over '*' only. */
@@ -147,7 +151,7 @@ void kunit_info(struct kunit *test, const char *fmt, ...)
 	len = strlen(buf);
 	if (len && buf[len - 1] == '\n') /* the line ends here anyway */
 		buf[len - 1] = '\0';
-	printk(KTAP_CASE_INDENT "# %s: %s\n", test ? test->name : "?", buf);
+	ktap_printk(KTAP_CASE_INDENT "# %s: %s\n", test ? test->name : "?", buf);
 }
 
 static void mark_failed(struct kunit *test)
@@ -177,12 +181,12 @@ static const char *handler_context(void)
 void __kunit_fail_abort(struct kunit *test)
 {
 	if (!in_task() || in_exception()) {
-		printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
+		ktap_printk(KTAP_CASE_INDENT "# %s: the assertion failed in %s context: the case cannot end there (no IRET), it goes on\n",
 		       test->name, handler_context());
 		return;
 	}
 	if (smp_processor_id() != test->runner_cpu) {
-		printk(KTAP_CASE_INDENT "# %s: the assertion failed on cpu%u, not on cpu%u that runs the case: the case cannot end there (its stack is cpu%u's), it goes on\n",
+		ktap_printk(KTAP_CASE_INDENT "# %s: the assertion failed on cpu%u, not on cpu%u that runs the case: the case cannot end there (its stack is cpu%u's), it goes on\n",
 		       test->name, smp_processor_id(), test->runner_cpu,
 		       test->runner_cpu);
 		return;
@@ -194,7 +198,7 @@ static void report_header(struct kunit *test, const char *file, int line,
 			  bool is_assert)
 {
 	mark_failed(test);
-	printk(KTAP_CASE_INDENT "# %s: %s FAILED at %s:%d\n", test->name,
+	ktap_printk(KTAP_CASE_INDENT "# %s: %s FAILED at %s:%d\n", test->name,
 	       is_assert ? "ASSERTION" : "EXPECTATION", file, line);
 }
 
@@ -204,11 +208,11 @@ void __kunit_binary_fail(struct kunit *test, const char *file, int line,
 			 long long right)
 {
 	report_header(test, file, line, is_assert);
-	printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
+	ktap_printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
 	       right_text);
-	printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", left_text, left,
+	ktap_printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", left_text, left,
 	       (unsigned long long)left);
-	printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", right_text,
+	ktap_printk(KTAP_CASE_INDENT "#     %s == %lld (0x%llx)\n", right_text,
 	       right, (unsigned long long)right);
 }
 
@@ -218,17 +222,17 @@ void __kunit_ptr_fail(struct kunit *test, const char *file, int line,
 		      const void *right)
 {
 	report_header(test, file, line, is_assert);
-	printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
+	ktap_printk(KTAP_CASE_INDENT "# Expected %s %s %s, but\n", left_text, op,
 	       right_text);
-	printk(KTAP_CASE_INDENT "#     %s == %p\n", left_text, left);
-	printk(KTAP_CASE_INDENT "#     %s == %p\n", right_text, right);
+	ktap_printk(KTAP_CASE_INDENT "#     %s == %p\n", left_text, left);
+	ktap_printk(KTAP_CASE_INDENT "#     %s == %p\n", right_text, right);
 }
 
 void __kunit_bool_fail(struct kunit *test, const char *file, int line,
 		       bool is_assert, const char *expr, bool expected)
 {
 	report_header(test, file, line, is_assert);
-	printk(KTAP_CASE_INDENT "# Expected %s to be %s, but is %s\n", expr,
+	ktap_printk(KTAP_CASE_INDENT "# Expected %s to be %s, but is %s\n", expr,
 	       expected ? "true" : "false", expected ? "false" : "true");
 }
 
@@ -237,11 +241,11 @@ void __kunit_str_fail(struct kunit *test, const char *file, int line,
 		      const char *right_text, const char *right)
 {
 	report_header(test, file, line, is_assert);
-	printk(KTAP_CASE_INDENT "# Expected %s == %s, but\n", left_text,
+	ktap_printk(KTAP_CASE_INDENT "# Expected %s == %s, but\n", left_text,
 	       right_text);
-	printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", left_text,
+	ktap_printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", left_text,
 	       left ? left : "(null)");
-	printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", right_text,
+	ktap_printk(KTAP_CASE_INDENT "#     %s == \"%s\"\n", right_text,
 	       right ? right : "(null)");
 }
 
@@ -255,7 +259,7 @@ void kunit_fail_msg(struct kunit *test, const char *file, int line,
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	report_header(test, file, line, is_assert);
-	printk(KTAP_CASE_INDENT "# %s\n", buf);
+	ktap_printk(KTAP_CASE_INDENT "# %s\n", buf);
 	if (is_assert)
 		__kunit_fail_abort(test);
 }
@@ -453,14 +457,14 @@ static void print_case_result(unsigned int index, struct kunit_case *tc,
 {
 	switch (tc->status) {
 	case KUNIT_SUCCESS:
-		printk(KTAP_CASE_INDENT "ok %u %s\n", index, tc->name);
+		ktap_printk(KTAP_CASE_INDENT "ok %u %s\n", index, tc->name);
 		break;
 	case KUNIT_SKIPPED:
-		printk(KTAP_CASE_INDENT "ok %u %s # SKIP %s\n", index,
+		ktap_printk(KTAP_CASE_INDENT "ok %u %s # SKIP %s\n", index,
 		       tc->name, skip_comment);
 		break;
 	default:
-		printk(KTAP_CASE_INDENT "not ok %u %s\n", index, tc->name);
+		ktap_printk(KTAP_CASE_INDENT "not ok %u %s\n", index, tc->name);
 		break;
 	}
 }
@@ -473,12 +477,12 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 	bool suite_ok = true;
 
 	kunit_current_suite = suite;
-	printk(KTAP_CASE_INDENT "KTAP version 1\n");
-	printk(KTAP_CASE_INDENT "# Subtest: %s\n", suite->name);
-	printk(KTAP_CASE_INDENT "1..%u\n", count_cases(suite, filter));
+	ktap_printk(KTAP_CASE_INDENT "KTAP version 1\n");
+	ktap_printk(KTAP_CASE_INDENT "# Subtest: %s\n", suite->name);
+	ktap_printk(KTAP_CASE_INDENT "1..%u\n", count_cases(suite, filter));
 
 	if (suite->suite_init && suite->suite_init(suite) != 0) {
-		printk(KTAP_CASE_INDENT "# %s: suite_init() failed\n",
+		ktap_printk(KTAP_CASE_INDENT "# %s: suite_init() failed\n",
 		       suite->name);
 		suite_ok = false;
 	}
@@ -503,13 +507,13 @@ static bool run_suite(struct kunit_suite *suite, unsigned int index,
 	if (suite_ok && suite->suite_exit)
 		suite->suite_exit(suite);
 
-	printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
+	ktap_printk("# %s: pass:%u fail:%u skip:%u total:%u\n", suite->name, pass,
 	       fail, skip, n);
 	/* KTAP: a test whose subtests all skipped is itself skipped. */
 	if (n && skip == n)
-		printk("ok %u %s # SKIP\n", index, suite->name);
+		ktap_printk("ok %u %s # SKIP\n", index, suite->name);
 	else
-		printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
+		ktap_printk("%s %u %s\n", fail ? "not ok" : "ok", index, suite->name);
 	kunit_current_suite = NULL;
 	totals->passed += pass;
 	totals->failed += fail;
@@ -523,9 +527,9 @@ static void report_unmatched_filter(const char *filter)
 {
 	struct kunit_suite *const *s;
 
-	printk("# test=%s matches no test; the suites are:\n", filter);
+	ktap_printk("# test=%s matches no test; the suites are:\n", filter);
 	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++)
-		printk("#   %s (%u cases)\n", (*s)->name, count_cases(*s, NULL));
+		ktap_printk("#   %s (%u cases)\n", (*s)->name, count_cases(*s, NULL));
 }
 
 bool kunit_run_all(const char *filter, struct kunit_totals *totals)
@@ -539,8 +543,8 @@ bool kunit_run_all(const char *filter, struct kunit_totals *totals)
 		    count_cases(*s, filter) > 0)
 			nsuites++;
 
-	printk("KTAP version 1\n");
-	printk("1..%u\n", nsuites);
+	ktap_printk("KTAP version 1\n");
+	ktap_printk("1..%u\n", nsuites);
 	if (nsuites == 0 && filter && *filter)
 		report_unmatched_filter(filter);
 	for (s = __start_kunit_test_suites; s < __stop_kunit_test_suites; s++) {
@@ -550,10 +554,10 @@ bool kunit_run_all(const char *filter, struct kunit_totals *totals)
 		run_suite(*s, ++index, filter, totals);
 	}
 	if (totals->skipped)
-		printk("%u passed, %u failed, %u skipped\n", totals->passed,
+		ktap_printk("%u passed, %u failed, %u skipped\n", totals->passed,
 		       totals->failed, totals->skipped);
 	else
-		printk("%u passed, %u failed\n", totals->passed,
+		ktap_printk("%u passed, %u failed\n", totals->passed,
 		       totals->failed);
 	return totals->failed == 0 && (nsuites > 0 || !filter || !*filter);
 }

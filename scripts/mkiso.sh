@@ -3,8 +3,14 @@
 #
 # grub-mkrescue (with xorriso and the BIOS GRUB modules of grub-pc-bin)
 # builds an El Torito CD image whose GRUB loads our ELF with multiboot2 and
-# passes the command line.  GRUB waits for nothing (timeout=0) and prints
-# nothing of its own on the serial port, so the serial log is the kernel's.
+# passes the command line.  GRUB waits for nothing (timeout=0, no menu) and
+# writes to the serial port as well as the screen, so an error of its own
+# (a kernel that does not fit in memory: "error: out of memory.") reaches
+# the serial log, where the harness reports it (tests/harness/ktap.py).
+# Input stays the keyboard alone: GRUB polling the serial port for input
+# stalls under -icount sleep=off (harness:panic-without-exit).
+# Should loading or booting fail, GRUB halts the machine (QEMU exits)
+# instead of waiting for a key nobody will press.
 set -euo pipefail
 kernel=$1
 out=$2
@@ -33,11 +39,16 @@ for word in "${words[@]}"; do
 	args+=" $(grub_quote "$word")"
 done
 cat > "$stage/boot/grub/grub.cfg" <<CFG
+serial --unit=0 --speed=115200
+terminal_output serial console
 set timeout=0
+set timeout_style=hidden
 set default=0
 menuentry "teaching kernel" {
 	multiboot2 /boot/kernel.elf$args
 	boot
+	echo "grub: could not boot the kernel; halting"
+	halt
 }
 CFG
 mkdir -p "$(dirname "$out")"

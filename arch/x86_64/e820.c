@@ -24,6 +24,27 @@
 
 extern char __kernel_phys_start[], __kernel_phys_end[];
 
+/*
+ * Too little memory ends here, in one line, before anything allocates:
+ * later, every allocation of the boot and of the tests would fail one by
+ * one.  The line says how much RAM there is, how much of it is free after
+ * the reservations, what the kernel needs free (MEMBLOCK_MIN_FREE), and
+ * how much more RAM that takes.
+ */
+static void check_minimum_memory(void)
+{
+	u64 free = memblock_free_size();
+
+	if (free >= MEMBLOCK_MIN_FREE)
+		return;
+	panic("memory: too little to run: %lu KiB of RAM, %lu KiB of it free after the first MiB, the kernel and GRUB's data; this kernel needs %lu KiB free (MEM=%luM or more), %lu KiB more",
+	      (unsigned long)(memblock_phys_mem_size() >> 10),
+	      (unsigned long)(free >> 10),
+	      (unsigned long)(MEMBLOCK_MIN_FREE >> 10),
+	      (unsigned long)(MEMORY_MIN_MIB),
+	      (unsigned long)((MEMBLOCK_MIN_FREE - free) >> 10));
+}
+
 void e820__memblock_setup(void)
 {
 	static struct fw_mmap_entry map[BOOT_MMAP_MAX];
@@ -59,8 +80,5 @@ void e820__memblock_setup(void)
 		boot_info.nr_modules);
 	memblock_dump();
 
-	if (memblock_free_size() < MEMBLOCK_MIN_FREE)
-		panic("e820: only %lu KiB of usable memory left after reservations; need at least %lu KiB to run",
-		      (unsigned long)(memblock_free_size() >> 10),
-		      (unsigned long)(MEMBLOCK_MIN_FREE >> 10));
+	check_minimum_memory();
 }

@@ -42,6 +42,7 @@ def iso_key(kernel, cmdline):
     return h.hexdigest()[:16]
 
 
+INTERRUPTED = 130   # exit status of a run quit before the kernel ended it
 ISO_KEEP = 64   # ISOs kept in build/iso; older ones are removed
 
 
@@ -167,8 +168,23 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
         logf.write("# %s\n" % " ".join(shlex.quote(c) for c in cmd))
         logf.flush()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT,
+                                stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL)
+        qemu_errors = []
+
+        def pump_stderr():
+            # QEMU's own complaints (a bad -m, a bad option) go to stderr:
+            # kept apart so the verdict can quote them.
+            for raw in iter(proc.stderr.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                qemu_errors.append(line)
+                logf.write("# qemu stderr: %s\n" % line)
+                logf.flush()
+                if echo:
+                    sys.stderr.write(line + "\n")
+
+        te = threading.Thread(target=pump_stderr, daemon=True)
+        te.start()
 
         def pump():
             for raw in iter(proc.stdout.readline, b""):
@@ -199,8 +215,42 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
             proc.kill()
             status = proc.wait()
         t.join(5)
+        te.join(5)
     log = ktap.parse_log(log_path)
+    log.qemu_errors = qemu_errors
     return log, status, timed_out, time.time() - start, accel
+
+
+def log_name(smp, mem, cmdline, qemu_opts="", accel="tcg"):
+    """The log's name for one configuration: boot-smp<N>-<MEM>, and when
+    the command line, QEMU_OPTS or the accelerator is not the default, a
+    short hash of them, so two configurations never share a file."""
+    name = "boot-smp%s-%s" % (smp, mem)
+    extra = "\0".join((cmdline, qemu_opts, accel))
+    if cmdline or qemu_opts or accel != "tcg":
+        name += "-" + hashlib.sha1(extra.encode()).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9_.=,-]", "_", name)
+
+
+# Where `make debug` stops: kernel_main()'s first step after the TSC read.
+# (`break kernel_main` stops on its first instruction, the inlined rdtsc,
+# which gdb shows as a line of cpu.h.)
+GDB_STOP_FILE = "kernel/main.c"
+GDB_STOP_TEXT = "percpu_init_boot_cpu();"
+
+
+def gdb_stop_line():
+    with open(os.path.join(ROOT, GDB_STOP_FILE)) as f:
+        for n, line in enumerate(f, 1):
+            if line.strip().startswith(GDB_STOP_TEXT):
+                return "%s:%d" % (GDB_STOP_FILE, n)
+    return "kernel_main"
+
+
+def write_gdbinit(path, kernel, port=1234):
+    with open(path, "w") as f:
+        f.write("file %s\ntarget remote :%d\nbreak %s\ncontinue\n"
+                % (os.path.abspath(kernel), port, gdb_stop_line()))
 
 
 def describe(name, log, reasons, seconds):
@@ -228,9 +278,7 @@ def main():
         cmd += ["-serial", "mon:stdio"]
         if a.debug:
             gdbinit = os.path.join(a.log_dir, "gdbinit")
-            with open(gdbinit, "w") as f:
-                f.write("file %s\ntarget remote :1234\n"
-                        "break kernel_main\n" % os.path.abspath(a.kernel))
+            write_gdbinit(gdbinit, a.kernel)
             cmd += ["-s", "-S"]
             print("QEMU waits for gdb on :1234.  In another terminal:\n"
                   "    gdb -x %s\n(Ctrl-A X quits QEMU)" % gdbinit)
@@ -238,10 +286,24 @@ def main():
             print("Booting %s (SMP=%s MEM=%s); Ctrl-A X quits QEMU."
                   % (a.kernel, a.smp, a.mem))
         status = subprocess.call(cmd)
-        return 0 if status in (0, ktap.EXIT_PASS) else status
+        if status == ktap.EXIT_PASS:
+            return 0
+        if status == 0:
+            # The kernel always leaves through isa-debug-exit (33, 35, 37):
+            # QEMU's own 0 means it was quit (Ctrl-A X) before that.
+            print("boottest: the run was interrupted (QEMU quit before the "
+                  "kernel finished)", file=sys.stderr)
+            return INTERRUPTED
+        print("boottest: %s" % (
+            "the kernel reported failure" if status == ktap.EXIT_FAIL else
+            "the kernel panicked" if status == ktap.EXIT_PANIC else
+            "QEMU exited with status %d" % status), file=sys.stderr)
+        return status
 
-    name = "boot-smp%s-%s" % (a.smp, a.mem)
+    name = log_name(a.smp, a.mem, a.cmdline, os.environ.get("QEMU_OPTS", ""),
+                    os.environ.get("QEMU_ACCEL", "tcg") or "tcg")
     log_path = os.path.join(a.log_dir, name + ".log")
+    print("boottest: log in " + log_path)
     log, status, timed_out, secs, accel = run_boot(
         a.kernel, a.smp, a.mem, a.cmdline, a.timeout, log_path)
     reasons = ktap.verdict(log, status, timed_out, a.timeout)

@@ -500,3 +500,39 @@ static struct kunit_suite broken_skip_in_irq = {
 	.test_cases = broken_skip_in_irq_cases,
 };
 kunit_test_suite(broken_skip_in_irq);
+
+/*
+ * A test that prints lines shaped like the kernel's reports and like KTAP
+ * structure, with printk, not kunit_info(): a `watchdog:` message, a case's
+ * `# Subtest:` opening and a forged result line.  None of them is the
+ * watchdog or a suite; the one failure the harness may report is that of
+ * fails_after_printed_lines, in this suite.
+ */
+static void prints_report_and_ktap_shaped_lines(struct kunit *test)
+{
+	pr_info("watchdog: a test's message, not the watchdog's report\n");
+	pr_info("    KTAP version 1\n");
+	pr_info("    # Subtest: printed_by_a_test\n");
+	pr_info("    1..1\n");
+	pr_info("    ok 1 printed_case\n");
+	KUNIT_EXPECT_TRUE(test, true);
+}
+
+static void fails_after_printed_lines(struct kunit *test)
+{
+	int two = 2;
+
+	KUNIT_EXPECT_EQ(test, two + two, 5);
+}
+
+static struct kunit_case broken_printed_structure_cases[] = {
+	KUNIT_CASE(prints_report_and_ktap_shaped_lines),
+	KUNIT_CASE(fails_after_printed_lines),
+	{}
+};
+
+static struct kunit_suite broken_printed_structure = {
+	.name = "broken_printed_structure",
+	.test_cases = broken_printed_structure_cases,
+};
+kunit_test_suite(broken_printed_structure);

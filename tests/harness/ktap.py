@@ -15,12 +15,28 @@ contains.  The declaration may be anywhere in the log: a report an NMI
 printed reaches the console when its buffer is flushed, possibly after the
 case ended, but it was tagged when it was printed.
 
+What a test prints is not structure: only the watchdog's own first line
+(WATCHDOG) is a watchdog report, a suite opens ("# Subtest:") only after the
+previous one's result line, and a case result must carry the next number
+(the last line for a number wins: the runner prints it after the case ran).
+A test's own output belongs in kunit_info(), which prints it as
+`    # case: ...` inside the case.
+
+GRUB writes to the serial port too (scripts/mkiso.sh): its screen control
+sequences are dropped, and its "error: ..." lines, when no kernel line
+follows, are the reason the run failed.
+
 Used by boottest.py (one boot) and run_tests.py (the whole suite), and on
 the host test programs' output, which is the same KTAP without prefixes.
 """
 import re
 
 PREFIX = re.compile(r"^\[\s*\d+\.\d+\] cpu\d+: (NMI: )?")
+# GRUB writes to the serial port too (scripts/mkiso.sh): screen control
+# sequences, carriage returns, and, when it cannot start the kernel (too
+# little memory for the image), its own "error: ..." lines.
+TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
+GRUB_ERROR = re.compile(r"^error: (.*)$")
 RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?: # (SKIP)\b ?(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (\S+)")
@@ -28,6 +44,9 @@ TOTALS = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
 # The first line of every report the kernel prints (mm/, kernel/panic.c).
 REPORT = re.compile(r"^(WARNING: |BUG[: ]|kmem_cache_destroy \S+: \d+ objects "
                     r"still allocated)")
+# The watchdog's report (kernel/watchdog.c); other "watchdog: ..." lines
+# (its "off" line, a test's message) are no report.
+WATCHDOG = re.compile(r"^watchdog: (hard LOCKUP on cpu\d+.*)$")
 EXPECTED_TAG = re.compile(r" \[expected by ([^\s.\]]+)\.([^\s\]]+)\]$")
 UNMATCHED = re.compile(r"^# test=(.*) matches no test; the suites are:$")
 UNMATCHED_SUITE = re.compile(r"^#   (\S+) \(\d+ cases\)$")
@@ -66,18 +85,31 @@ class Log:
         self.reports = []        # (line number, text, where it ran)
         self.unexpected = []     # the reports no declaration covers
         self.unmatched_filter = None  # (test=, [suites]) if it matched none
+        self.kernel_started = False  # a line with printk's prefix came
+        self.grub_errors = []    # GRUB's "error: ..." before the kernel
 
 
 def strip(line):
-    return PREFIX.sub("", line.rstrip("\r\n"))
+    return PREFIX.sub("", TERMINAL_CONTROL.sub("", line.rstrip("\r\n")))
+
+
+def kernel_line(line):
+    """Did the kernel print this line (printk's prefix), not GRUB?"""
+    return PREFIX.match(TERMINAL_CONTROL.sub("", line)) is not None
 
 
 def parse_lines(lines):
     log = Log()
     cur = None
     for raw in lines:
+        if kernel_line(raw):
+            log.kernel_started = True
         line = strip(raw)
         log.lines.append(line)
+        m = GRUB_ERROR.match(line)
+        if m and not log.kernel_started:
+            log.grub_errors.append(m.group(1))
+            continue
         body = line.strip()
         nested = line.startswith("    ")
         if body.startswith("Kernel panic - not syncing:") and not log.panic:
@@ -89,8 +121,9 @@ def parse_lines(lines):
         if body.startswith("cause:") and log.exception and not log.panic:
             log.exception_causes.append(body[len("cause:"):].strip())
             continue
-        if body.startswith("watchdog:") and not log.watchdog:
-            log.watchdog = body[len("watchdog:"):].strip()
+        m = WATCHDOG.match(body)
+        if m and not log.watchdog:
+            log.watchdog = m.group(1)
             continue
         if body.startswith("while running test "):
             log.panic_test = body[len("while running test "):].strip()
@@ -112,7 +145,9 @@ def parse_lines(lines):
                 m.group(2))
             continue
         m = SUBTEST.match(body)
-        if m and nested:
+        if m and nested and (cur is None or cur.result is not None):
+            # A suite opens only after the last one's result line: a
+            # "# Subtest:" inside a running suite is a test's printing.
             cur = Suite(m.group(1))
             log.suites.append(cur)
             continue
@@ -127,8 +162,18 @@ def parse_lines(lines):
         if m:
             status = "fail" if m.group(1) == "not ok" else (
                 "skip" if m.group(4) else "ok")
-            if nested and cur is not None:
-                cur.cases.append((int(m.group(2)), m.group(3), status))
+            num = int(m.group(2))
+            if nested and cur is not None and cur.result is None and \
+                    num == len(cur.cases) + 1 and not (
+                        cur.planned is not None and
+                        len(cur.cases) >= cur.planned):
+                cur.cases.append((num, m.group(3), status))
+            elif nested and cur is not None and cur.result is None and \
+                    cur.cases and num == len(cur.cases):
+                # The runner prints case N's result after the case ran: a
+                # line "ok N x" the case printed itself comes before it,
+                # and the last one for N is the runner's.
+                cur.cases[-1] = (num, m.group(3), status)
             elif not nested and cur is not None and m.group(3) == cur.name:
                 cur.result = m.group(1)
                 cur.result_skip = bool(m.group(4))
@@ -249,14 +294,23 @@ def verdict(log, exit_status, timed_out, timeout=None):
     if log.panic:
         t = " (test %s)" % log.panic_test if log.panic_test else where_text
         reasons.append("panic: %s%s" % (log.panic, t))
+    if log.grub_errors and not log.kernel_started:
+        hint = (" (too little memory for the kernel image)"
+                if any("out of memory" in e for e in log.grub_errors)
+                else "")
+        reasons.append("GRUB could not start the kernel: %s%s" % (
+            "; ".join(log.grub_errors), hint))
+        return reasons
     if timed_out:
         # `timeout`: seconds, or words saying when it was given up.
         reasons.append("timeout: no result %s%s" % (
             timeout if isinstance(timeout, str) else "after %s s" % timeout,
             where_text or " (before the tests started)"))
     elif exit_status not in (EXIT_PASS, EXIT_FAIL, EXIT_PANIC):
-        reasons.append("QEMU exited with status %s, not a kernel exit code"
-                       % exit_status)
+        said = getattr(log, "qemu_errors", [])
+        reasons.append("QEMU exited with status %s, not a kernel exit code%s"
+                       % (exit_status, ": " + " | ".join(said) if said
+                          else ""))
     elif exit_status == EXIT_FAIL and not reasons:
         reasons.append("kernel reported failure (exit %d)" % exit_status)
     elif exit_status == EXIT_PANIC and not log.panic:

@@ -31,6 +31,7 @@ Exit status 0 only if nothing failed.
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,6 +46,12 @@ import boottest  # noqa: E402
 # to a power of two, so 2 sockets of 3 cores have APIC ids 0,1,2,4,5,6.
 BOOT_CONFIGS = [
     ("smp1-128M", "1", "128M", ""),
+    # The least memory the kernel runs on (include/memblock.h): tests that
+    # need more free at once skip and say so (tests/kernel/memory_need.h).
+    ("smp2-16M", "2", "16M", ""),
+    # The self-tests' KTAP is printed whatever loglevel= hides (kernel/
+    # kunit.c): with loglevel=0 the run is still judged, case by case.
+    ("smp1-128M-loglevel0", "1", "128M", "loglevel=0 test=boot,console"),
     # Every freed page poisoned and checked when handed out again: the whole
     # suite, storms included, runs with writes after free detected.
     ("smp4-128M-poison", "4", "128M", "page_poison"),
@@ -335,6 +342,37 @@ def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
     reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
     report("boot:" + name, log, reasons, log_path,
            "%.1f s, %s" % (secs, accel), tally)
+
+
+# A test that prints lines shaped like reports and KTAP structure
+# (broken_printed_structure): the verdict must be exactly its one failed
+# case, in its own suite, with no watchdog and nothing misattributed.
+PRINTED_STRUCTURE_SUITE = "broken_printed_structure"
+PRINTED_STRUCTURE_VERDICT = ("test broken_printed_structure."
+                             "fails_after_printed_lines failed: ")
+
+
+def run_printed_structure(kernel, log_dir, tally):
+    suite = PRINTED_STRUCTURE_SUITE
+    log_path = os.path.join(log_dir, "harness-%s.log" % suite)
+    log, status, timed_out, secs, _ = boottest.run_boot(
+        kernel, "1", "128M", "test=" + suite, 60, log_path)
+    reasons = ktap.verdict(log, status, timed_out, 60)
+    ok = (len(reasons) == 1 and reasons[0].startswith(PRINTED_STRUCTURE_VERDICT)
+          and [(x.name, [c[1] for c in x.cases]) for x in log.suites] ==
+          [(suite, ["prints_report_and_ktap_shaped_lines",
+                    "fails_after_printed_lines"])])
+    print("%-30s %s  (%.1f s)" % ("harness:" + suite,
+                                  "ok, printed lines are not structure" if ok
+                                  else "WRONG VERDICT", secs))
+    for x in reasons:
+        print("    reported: " + x)
+    if not ok:
+        print("    expected only %r..., 1 passed and 1 failed (counted %d "
+              "passed, %d failed); log: %s"
+              % (PRINTED_STRUCTURE_VERDICT, ktap.counts(log)[0],
+                 ktap.counts(log)[1], log_path))
+    tally.add(1 if ok else 0, 0 if ok else 1)
 
 
 def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
@@ -685,6 +723,214 @@ def run_watchdog_stretch_check(tally):
     tally.add(0 if bad else 1, 1 if bad else 0)
 
 
+# Too little memory gets one clear answer, fast: below the kernel's minimum
+# (include/memblock.h: MEMBLOCK_MIN_FREE, MEM=16M) one panic line naming
+# what there is and what is needed; well below it GRUB cannot even load the
+# image, and its own error (on the serial port, scripts/mkiso.sh) is what
+# the harness reports (MEM=12M is on the edge: GRUB fails there or not,
+# by what it has allocated).  (MEM, what the failure must say, timeout s.)
+SMALL_MEMORY_CHECKS = [
+    ("14M", "panic: memory: too little to run: ", 60),
+    ("14M", "this kernel needs 8192 KiB free (MEM=16M or more)", 60),
+    ("6M", "GRUB could not start the kernel: out of memory.", 60),
+]
+
+
+def run_small_memory(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    results = {}
+    for mem, expect, timeout in SMALL_MEMORY_CHECKS:
+        if mem not in results:
+            log_path = os.path.join(log_dir, "harness-mem-%s.log" % mem)
+            log, status, timed_out, secs, _ = boottest.run_boot(
+                kernel, "1", mem, "", timeout, log_path)
+            results[mem] = (ktap.verdict(log, status, timed_out, timeout),
+                            log_path)
+        reasons, log_path = results[mem]
+        if not any(expect in r for r in reasons):
+            problems.append("MEM=%s: no failure saying %r (said: %s); log: %s"
+                            % (mem, expect, "; ".join(reasons) or
+                               "it passed", log_path))
+        elif len(reasons) != 1:
+            problems.append("MEM=%s: %d reasons, one expected: %s"
+                            % (mem, len(reasons), "; ".join(reasons)))
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:too-little-memory",
+                                  "ok, one clear answer each" if ok
+                                  else "FAILED", time.time() - start))
+    for mem, (reasons, _) in sorted(results.items()):
+        for r in reasons:
+            print("    MEM=%s reported: %s" % (mem, r))
+    for p in problems:
+        print("    " + p)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
+# Nothing the machine has is left out in silence: a second NUMA node
+# (arch/x86_64/acpi.c reads the SRAT; the kernel has node 0 only) and CPUs
+# beyond NR_CPUS (the MADT's count) each get a line saying what is done
+# with them.  (name, SMP, memory, QEMU options, lines that must be there.)
+NUMA_OPTS = ["-object", "memory-backend-ram,id=m0,size=64M",
+             "-object", "memory-backend-ram,id=m1,size=64M",
+             "-numa", "node,nodeid=0,cpus=0,memdev=m0",
+             "-numa", "node,nodeid=1,cpus=1,memdev=m1"]
+DROP_CHECKS = [
+    ("numa-2-nodes", "2", "128M", NUMA_OPTS,
+     ["numa: the SRAT describes 2 nodes, this kernel has one (node 0, the "
+      "boot CPU's proximity domain 0): domain 1's 64 MiB of memory and 1 "
+      "CPU are used as node 0's"]),
+    ("smp70", "70", "128M", [],
+     ["acpi: 6 enabled CPUs skipped: this kernel runs at most NR_CPUS = 64 "
+      "CPUs", "smp: 64 CPUs online"]),
+]
+DROP_CHECK_FILTER = "test=boot.text_is_executable_and_read_only"
+
+
+def run_drop_checks(kernel, log_dir, tally):
+    for name, smp, mem, opts, expect in DROP_CHECKS:
+        log_path = os.path.join(log_dir, "harness-%s.log" % name)
+        log, status, timed_out, secs, _ = boottest.run_boot(
+            kernel, smp, mem, DROP_CHECK_FILTER, BOOT_TIMEOUT, log_path,
+            extra_opts=opts)
+        with open(log_path, errors="replace") as f:
+            text = f.read()
+        problems = ["the boot failed: " + r for r in
+                    ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)]
+        problems += ["no line %r" % e for e in expect if e not in text]
+        ok = not problems
+        print("%-30s %s  (%.1f s)" % ("harness:" + name,
+                                      "ok, what is left out is named" if ok
+                                      else "FAILED", secs))
+        for p in problems:
+            print("    " + p + "; log: " + log_path)
+        tally.add(1 if ok else 0, 0 if ok else 1)
+
+
+# What the tools around a boot say when something is wrong: QEMU's own
+# error is quoted (MEM=abc), two configurations never share a log, a
+# missing EXTRA_TESTS file is named, and quitting `make run` with Ctrl-A X
+# is an interrupted run (exit status 130), not a pass.
+ROOT = os.path.normpath(os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "..", ".."))
+QEMU_BAD_MEM_SAYS = "qemu-system-x86_64: -m abc: Parameter 'size' expects"
+MISSING_EXTRA = "tests/no_such_test_file.c"
+CTRL_A_X = b"\x01x"
+INTERACTIVE_WAIT_S = 30
+
+
+def check_interrupted_run(kernel):
+    """Boot with --interactive, send Ctrl-A X once the kernel speaks."""
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "tests", "harness",
+                                      "boottest.py"),
+         "--kernel", kernel, "--interactive"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    seen = b""
+    deadline = time.time() + INTERACTIVE_WAIT_S
+    while b"cpu0: " not in seen and time.time() < deadline:
+        chunk = proc.stdout.read1(4096)
+        if not chunk:
+            break
+        seen += chunk
+    proc.stdin.write(CTRL_A_X)
+    proc.stdin.flush()
+    try:
+        out, _ = proc.communicate(timeout=INTERACTIVE_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return proc.returncode, (seen + out).decode("utf-8", "replace")
+
+
+GDB_PORT = 12345
+GDB_WAIT_S = 60
+
+
+def check_gdb(kernel, log_dir):
+    """`make debug`'s gdbinit, in batch mode against QEMU's gdb stub: it
+    stops in kernel_main at a line of main.c, prints no symbol-table
+    warnings, and the backtrace ends at kernel_main (zero return address)."""
+    if not shutil.which("gdb"):
+        return []
+    gdbinit = os.path.join(log_dir, "harness-gdbinit")
+    boottest.write_gdbinit(gdbinit, kernel, GDB_PORT)
+    iso = boottest.build_iso(kernel, "", log_dir)
+    cmd, _ = boottest.qemu_command(iso, "1", "128M")
+    qemu = subprocess.Popen(cmd + ["-serial", "null", "-monitor", "none",
+                                   "-gdb", "tcp:127.0.0.1:%d" % GDB_PORT,
+                                   "-S"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        out = subprocess.run(["gdb", "-batch", "-nx", "-x", gdbinit,
+                              "-ex", "bt"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=GDB_WAIT_S,
+                             stdin=subprocess.DEVNULL).stdout.decode(
+                                 "utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        out = "(gdb timed out)"
+    finally:
+        qemu.kill()
+        qemu.wait()
+    problems = []
+    if not re.search(r"^Breakpoint 1, kernel_main \(.*\) at kernel/main\.c:",
+                     out, re.M):
+        problems.append("gdb: did not stop in kernel_main at a line of "
+                        "kernel/main.c")
+    if "not in symtab" in out:
+        problems.append("gdb: 'not in symtab' warnings")
+    frames = re.findall(r"^#(\d+) ", out, re.M)
+    if len(frames) > 2 or not re.search(r"^#1  0x0+ in \?\? \(\)$", out,
+                                        re.M) and len(frames) > 1:
+        problems.append("gdb: the backtrace goes past kernel_main")
+    if problems:
+        problems[-1] += "; gdb said: " + " | ".join(out.splitlines()[-6:])
+    return problems
+
+
+def run_tool_checks(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    log_path = os.path.join(log_dir, "harness-qemu-error.log")
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "1", "abc", "", 30, log_path)
+    reasons = ktap.verdict(log, status, timed_out, 30)
+    if not any(QEMU_BAD_MEM_SAYS in r for r in reasons):
+        problems.append("MEM=abc: QEMU's error not quoted (%s)"
+                        % "; ".join(reasons))
+    names = set(boottest.log_name(*c) for c in [
+        ("1", "128M", "", ""), ("1", "128M", "test=boot", ""),
+        ("1", "128M", "test=slab", ""), ("1", "128M", "", "-machine q35"),
+        ("1", "128M", "", "", "kvm")])
+    if len(names) != 5:
+        problems.append("configurations share log names: %s"
+                        % ", ".join(sorted(names)))
+    make = subprocess.run(["make", "-n", "kernel",
+                           "EXTRA_TESTS=" + MISSING_EXTRA], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    said = make.stdout.decode("utf-8", "replace")
+    if make.returncode == 0 or \
+            "EXTRA_TESTS names %s: no such file" % MISSING_EXTRA not in said:
+        problems.append("a missing EXTRA_TESTS file is not named: %s"
+                        % said.strip()[-200:])
+    code, out = check_interrupted_run(kernel)
+    if code != boottest.INTERRUPTED or "the run was interrupted" not in out:
+        problems.append("Ctrl-A X: exit status %s, not %d with 'the run was "
+                        "interrupted'" % (code, boottest.INTERRUPTED))
+    problems += check_gdb(kernel, log_dir)
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("harness:tools",
+                                  "ok, QEMU's error, log names, EXTRA_TESTS, "
+                                  "Ctrl-A X" if ok else "FAILED",
+                                  time.time() - start))
+    for p in problems:
+        print("    " + p)
+    tally.add(1 if ok else 0, 0 if ok else 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -726,6 +972,9 @@ def main():
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally)
         run_bad_options(a.kernel, a.log_dir, tally)
+        run_small_memory(a.kernel, a.log_dir, tally)
+        run_drop_checks(a.kernel, a.log_dir, tally)
+        run_tool_checks(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
@@ -736,6 +985,7 @@ def main():
             run_panic_alone(a.broken_kernel, a.log_dir, tally)
             run_nmi_after_panic(a.broken_kernel, a.log_dir, tally)
             run_panic_during_drain(a.broken_kernel, a.log_dir, tally)
+            run_printed_structure(a.broken_kernel, a.log_dir, tally)
     print("total: %d passed, %d failed" % (tally.passed, tally.failed))
     return 1 if tally.failed else 0
 

@@ -17,6 +17,7 @@
 #include <spinlock.h>
 #include <string.h>
 #include <irqflags.h>
+#include "memory_need.h"
 
 struct buddy_snapshot {
 	unsigned long nr_free;
@@ -93,6 +94,16 @@ static void allocate_every_page_then_free_all(struct kunit *test)
 
 #define NR_RANDOM_BLOCKS 512
 #define RANDOM_MAX_ORDER 6
+/*
+ * What the random walk holds at its peak: about half the blocks live, of
+ * (2^(RANDOM_MAX_ORDER+1) - 1) / (RANDOM_MAX_ORDER+1) = 18 pages on average
+ * (every order equally likely), and a quarter more for the spread of the
+ * walk and for fragmentation: 5760 pages, 22.5 MiB.
+ */
+#define RANDOM_AVG_BLOCK_PAGES \
+	(((1ul << (RANDOM_MAX_ORDER + 1)) - 1) / (RANDOM_MAX_ORDER + 1))
+#define RANDOM_PEAK_PAGES (NR_RANDOM_BLOCKS / 2 * RANDOM_AVG_BLOCK_PAGES)
+#define RANDOM_NEED_PAGES (RANDOM_PEAK_PAGES + RANDOM_PEAK_PAGES / 4)
 
 static u64 pattern_of(unsigned long pfn, unsigned long i)
 {
@@ -127,6 +138,7 @@ static void random_orders_never_overlap(struct kunit *test)
 	struct rnd_state rnd;
 	unsigned int i, step;
 
+	kunit_skip_unless_free_pages(test, RANDOM_NEED_PAGES);
 	kunit_info(test, "seed %lu\n", (unsigned long)boot_seed);
 	prandom_seed_state(&rnd, boot_seed);
 	memset(blk, 0, sizeof(blk));
