@@ -124,6 +124,28 @@ static void unknown_options_are_named(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, param_text(PARAM_BENCH));
 }
 
+/*
+ * A value or key too long for one report line: the line is cut, but what
+ * is allowed must still be in it (the value is shown shortened).
+ */
+static void long_values_still_say_what_is_allowed(struct kunit *test)
+{
+	static char text[400];
+
+	strlcpy(text, "loglevel=", sizeof(text));
+	memset(text + strlen(text), '9', 300);
+	KUNIT_EXPECT_EQ(test, check_line(text), 1);
+	KUNIT_EXPECT_EQ(test, reports.n, 1);
+	KUNIT_EXPECT_TRUE(test, reported("loglevel=999"));
+	KUNIT_EXPECT_TRUE(test, reported("a number from 0 to 7; using 6"));
+
+	memset(text, 'k', 300);
+	text[300] = '\0';
+	KUNIT_EXPECT_EQ(test, check_line(text), 1);
+	KUNIT_EXPECT_TRUE(test, reported("unknown option 'kkk"));
+	KUNIT_EXPECT_TRUE(test, reported("watchdog_thresh"));
+}
+
 /* The table itself: what README lists must be consistent. */
 static void the_table_is_consistent(struct kunit *test)
 {
@@ -157,6 +179,7 @@ static struct kunit_case params_cases[] = {
 	KUNIT_CASE(choices_are_exact_words),
 	KUNIT_CASE(unknown_options_are_named),
 	KUNIT_CASE(the_table_is_consistent),
+	KUNIT_CASE(long_values_still_say_what_is_allowed),
 	{}
 };
 
