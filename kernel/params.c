@@ -33,6 +33,9 @@
 /* One report line: a prefix, the option, then what is wrong. */
 #define PARAM_LINE_MAX 256
 #define PARAM_NUMBER_DIGITS 24   /* a u64 in decimal, and its NUL */
+/* Bytes of a key or value quoted in a report: the rest of the line (what
+ * is allowed, the options there are) must fit after it. */
+#define PARAM_QUOTE_MAX 48
 
 static const char *const acpi_choices[] = { "on", "off", NULL };
 
@@ -196,6 +199,12 @@ static bool param_parse_value(const struct kernel_param *p, const char *value,
 	return false;
 }
 
+/* "..." after a key or value cut to PARAM_QUOTE_MAX bytes, else "". */
+static const char *cut_mark(const char *s)
+{
+	return strlen(s) > PARAM_QUOTE_MAX ? "..." : "";
+}
+
 static void report_unknown(const char *key, param_report_fn say)
 {
 	char line[PARAM_LINE_MAX];
@@ -203,8 +212,8 @@ static void report_unknown(const char *key, param_report_fn say)
 	unsigned int i;
 
 	len = (size_t)snprintf(line, sizeof(line),
-			       "command line: unknown option '%s' ignored; the options are:",
-			       key);
+			       "command line: unknown option '%.*s%s' ignored; the options are:",
+			       PARAM_QUOTE_MAX, key, cut_mark(key));
 	for (i = 0; i < NR_KERNEL_PARAMS && len < sizeof(line); i++)
 		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s",
 					kernel_param_table[i].name);
@@ -217,8 +226,8 @@ static void report_bad_value(const struct kernel_param *p, const char *value,
 	char line[PARAM_LINE_MAX], allowed[PARAM_LINE_MAX / 2];
 
 	describe_allowed(p, allowed, sizeof(allowed));
-	snprintf(line, sizeof(line), "command line: %s=%s is not allowed (%s)",
-		 p->name, value, allowed);
+	snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s)",
+		 p->name, PARAM_QUOTE_MAX, value, cut_mark(value), allowed);
 	say(line);
 }
 
