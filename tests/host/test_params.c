@@ -146,6 +146,19 @@ static void long_values_still_say_what_is_allowed(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, reported("watchdog_thresh"));
 }
 
+/*
+ * A repeated option: the last one counts, so a bad value followed by a
+ * good one must not claim the default is used.
+ */
+static void a_repeated_option_reports_what_is_used(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, check_line("loglevel=99 loglevel=3"), 1);
+	KUNIT_EXPECT_EQ(test, param_number(PARAM_LOGLEVEL), 3);
+	KUNIT_EXPECT_TRUE(test, reported("loglevel=99"));
+	KUNIT_EXPECT_FALSE(test, reported("using 6"));
+	KUNIT_EXPECT_TRUE(test, reported("the later loglevel= counts"));
+}
+
 /* The table itself: what README lists must be consistent. */
 static void the_table_is_consistent(struct kunit *test)
 {
@@ -180,6 +193,7 @@ static struct kunit_case params_cases[] = {
 	KUNIT_CASE(unknown_options_are_named),
 	KUNIT_CASE(the_table_is_consistent),
 	KUNIT_CASE(long_values_still_say_what_is_allowed),
+	KUNIT_CASE(a_repeated_option_reports_what_is_used),
 	{}
 };
 
