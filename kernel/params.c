@@ -139,34 +139,45 @@ static void join_words(char *buf, size_t size, const char *const *list)
 static void describe_allowed(const struct kernel_param *p, char *buf,
 			     size_t size)
 {
-	char words[PARAM_LINE_MAX / 2], number[PARAM_NUMBER_DIGITS];
-	const char *def;
+	char words[PARAM_LINE_MAX / 2];
 
 	switch (p->type) {
 	case PARAM_FLAG:
-		snprintf(buf, size, "no value, or on/off (1/0, yes/no, true/false); using %s",
-			 p->def ? "on" : "off");
+		snprintf(buf, size, "no value, or on/off (1/0, yes/no, true/false)");
 		break;
 	case PARAM_NUMBER:
-		def = p->def_text;
-		if (!def) {
-			snprintf(number, sizeof(number), "%lu",
-				 (unsigned long)p->def);
-			def = number;
-		}
-		snprintf(buf, size, "a number from %lu to %lu%s%s; using %s",
+		snprintf(buf, size, "a number from %lu to %lu%s%s",
 			 (unsigned long)p->min, (unsigned long)p->max,
-			 p->unit ? " " : "", p->unit ? p->unit : "", def);
+			 p->unit ? " " : "", p->unit ? p->unit : "");
 		break;
 	case PARAM_CHOICE:
 		join_words(words, sizeof(words), p->choices);
-		snprintf(buf, size, "one of: %s; using %s", words,
-			 p->choices[p->def]);
+		snprintf(buf, size, "one of: %s", words);
 		break;
 	case PARAM_TEXT:
 		snprintf(buf, size, "any text");
 		break;
 	}
+}
+
+/* The option's default, in words, for a report. */
+static const char *describe_default(const struct kernel_param *p, char *buf,
+				    size_t size)
+{
+	switch (p->type) {
+	case PARAM_FLAG:
+		return p->def ? "on" : "off";
+	case PARAM_NUMBER:
+		if (p->def_text)
+			return p->def_text;
+		snprintf(buf, size, "%lu", (unsigned long)p->def);
+		return buf;
+	case PARAM_CHOICE:
+		return p->choices[p->def];
+	case PARAM_TEXT:
+		break;
+	}
+	return "nothing";
 }
 
 /* Parse value for p into *st; false when p does not allow it. */
@@ -220,15 +231,36 @@ static void report_unknown(const char *key, param_report_fn say)
 	say(line);
 }
 
+/*
+ * A bad value, and what is used instead: the default, or, when the option
+ * is given again later on the line, that later one (the last one counts).
+ */
 static void report_bad_value(const struct kernel_param *p, const char *value,
-			     param_report_fn say)
+			     bool given_later, param_report_fn say)
 {
 	char line[PARAM_LINE_MAX], allowed[PARAM_LINE_MAX / 2];
+	char number[PARAM_NUMBER_DIGITS];
 
 	describe_allowed(p, allowed, sizeof(allowed));
-	snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s)",
-		 p->name, PARAM_QUOTE_MAX, value, cut_mark(value), allowed);
+	if (given_later)
+		snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s); the later %s= counts",
+			 p->name, PARAM_QUOTE_MAX, value, cut_mark(value),
+			 allowed, p->name);
+	else
+		snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s; using %s)",
+			 p->name, PARAM_QUOTE_MAX, value, cut_mark(value),
+			 allowed, describe_default(p, number, sizeof(number)));
 	say(line);
+}
+
+/* Is key given again after option i? */
+static bool given_later(const struct cmdline *cl, unsigned int i,
+			const char *key)
+{
+	for (i++; i < cl->nr_opts; i++)
+		if (!strcmp(cl->opts[i].key, key))
+			return true;
+	return false;
 }
 
 static void say_nothing(const char *line)
@@ -258,7 +290,8 @@ unsigned int params_check(const struct cmdline *cl, struct kernel_params *kp,
 		}
 		st.valid = param_parse_value(p, value, &st);
 		if (!st.valid) {
-			report_bad_value(p, value, say);
+			report_bad_value(p, value, given_later(cl, i, key),
+					 say);
 			kp->nr_problems++;
 		}
 		kp->state[id] = st;    /* the last one counts */
