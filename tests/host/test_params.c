@@ -159,6 +159,23 @@ static void a_repeated_option_reports_what_is_used(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, reported("the later loglevel= counts"));
 }
 
+/*
+ * A quote never closed takes the rest of the line into its value: the
+ * options after it vanish, so it must be reported, not taken.
+ */
+static void an_unclosed_quote_is_reported(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, check_line("test=\"boot nowatchdog"), 1);
+	KUNIT_EXPECT_EQ(test, reports.n, 1);
+	KUNIT_EXPECT_TRUE(test, reported("test="));
+	KUNIT_EXPECT_TRUE(test, reported("no closing quote"));
+	KUNIT_EXPECT_NULL(test, param_text(PARAM_TEST));
+	/* A closed one is fine. */
+	KUNIT_EXPECT_EQ(test, check_line("test=\"a b\" nowatchdog"), 0);
+	KUNIT_EXPECT_STREQ(test, param_text(PARAM_TEST), "a b");
+	KUNIT_EXPECT_TRUE(test, param_flag(PARAM_NOWATCHDOG));
+}
+
 /* The table itself: what README lists must be consistent. */
 static void the_table_is_consistent(struct kunit *test)
 {
@@ -194,6 +211,7 @@ static struct kunit_case params_cases[] = {
 	KUNIT_CASE(the_table_is_consistent),
 	KUNIT_CASE(long_values_still_say_what_is_allowed),
 	KUNIT_CASE(a_repeated_option_reports_what_is_used),
+	KUNIT_CASE(an_unclosed_quote_is_reported),
 	{}
 };
 
