@@ -11,6 +11,8 @@
  *     number, a word not among the choices, a flag given a value other
  *     than on/off/1/0/yes/no/true/false) is reported with the option, the
  *     value and what is allowed, and the default is used instead;
+ *   - a quoted value whose quote is never closed is refused: it took
+ *     the rest of the line, the options there included;
  *   - repeats: the last one counts, as cmdline_get_from() has it.
  * Nothing is silently cut or wrapped: a number is parsed into 64 bits and
  * refused past the option's maximum before anything narrower sees it
@@ -263,6 +265,18 @@ static bool given_later(const struct cmdline *cl, unsigned int i,
 	return false;
 }
 
+/* key="... never closed: whatever followed it is in its value. */
+static void report_unclosed(const char *key, const char *value,
+			    param_report_fn say)
+{
+	char line[PARAM_LINE_MAX];
+
+	snprintf(line, sizeof(line), "command line: %.*s%s=\"%.*s%s has no closing quote: ignored, with the rest of the line it took as its value",
+		 PARAM_QUOTE_MAX, key, cut_mark(key), PARAM_QUOTE_MAX, value,
+		 cut_mark(value));
+	say(line);
+}
+
 static void say_nothing(const char *line)
 {
 	(void)line;
@@ -282,6 +296,11 @@ unsigned int params_check(const struct cmdline *cl, struct kernel_params *kp,
 		enum kernel_param_id id;
 		struct param_state st = { .given = true, .text = value };
 
+		if (cl->opts[i].unclosed) {
+			report_unclosed(key, value, say);
+			kp->nr_problems++;
+			continue;
+		}
 		p = param_lookup(key, &id);
 		if (!p) {
 			report_unknown(key, say);
