@@ -716,6 +716,7 @@ WATCHDOG_STRETCH_CASES = [
     ("32", "watchdog_thresh=0", [], 2, 64),
     ("32", "watchdog_thresh=9 watchdog_thresh=x", [], 2, 64),
     ("32", "nowatchdog nowatchdog=off", [], 2, 64),
+    ("32", "watchdog_thresh=0x10", [], 2, None),
 ]
 
 
