@@ -2,7 +2,9 @@
  * cmdline.c - split the boot command line into options.
  *
  * Options are separated by spaces; each is `key=value` or a bare `flag`.
- * A value may be quoted ("a b") to hold spaces.  The text is copied into
+ * A value may be quoted ("a b") to hold spaces; one whose quote is never
+ * closed runs to the end of the line and is marked, for params.c to
+ * refuse (the options after it would vanish into it).  The text is copied into
  * the struct and cut in place, so keys and values point into it and nothing
  * is allocated.  When a key repeats, the last one wins (as in Linux).
  * What each option means, and which values it allows, is kernel/params.c's
@@ -27,6 +29,7 @@ void cmdline_parse(struct cmdline *cl, const char *text)
 	p = cl->buf;
 	for (;;) {
 		char *key, *value = NULL;
+		bool unclosed = false;
 
 		while (is_space(*p))
 			p++;
@@ -41,6 +44,7 @@ void cmdline_parse(struct cmdline *cl, const char *text)
 				value = ++p;
 				while (*p && *p != '"')
 					p++;
+				unclosed = !*p;
 			} else {
 				value = p;
 				while (*p && !is_space(*p))
@@ -55,6 +59,7 @@ void cmdline_parse(struct cmdline *cl, const char *text)
 		}
 		cl->opts[cl->nr_opts].key = key;
 		cl->opts[cl->nr_opts].value = value ? value : "";
+		cl->opts[cl->nr_opts].unclosed = unclosed;
 		cl->nr_opts++;
 	}
 }

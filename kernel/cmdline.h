@@ -12,6 +12,8 @@
 struct cmdline_opt {
 	const char *key;
 	const char *value;   /* "" for a bare flag such as `nox2apic` */
+	bool unclosed;       /* value="... without its closing quote: the
+			      * value ran to the end of the line */
 };
 
 struct cmdline {

@@ -11,6 +11,8 @@
  *     number, a word not among the choices, a flag given a value other
  *     than on/off/1/0/yes/no/true/false) is reported with the option, the
  *     value and what is allowed, and the default is used instead;
+ *   - a quoted value whose quote is never closed is refused: it took
+ *     the rest of the line, the options there included;
  *   - repeats: the last one counts, as cmdline_get_from() has it.
  * Nothing is silently cut or wrapped: a number is parsed into 64 bits and
  * refused past the option's maximum before anything narrower sees it
@@ -33,6 +35,9 @@
 /* One report line: a prefix, the option, then what is wrong. */
 #define PARAM_LINE_MAX 256
 #define PARAM_NUMBER_DIGITS 24   /* a u64 in decimal, and its NUL */
+/* Bytes of a key or value quoted in a report: the rest of the line (what
+ * is allowed, the options there are) must fit after it. */
+#define PARAM_QUOTE_MAX 48
 
 static const char *const acpi_choices[] = { "on", "off", NULL };
 
@@ -136,34 +141,45 @@ static void join_words(char *buf, size_t size, const char *const *list)
 static void describe_allowed(const struct kernel_param *p, char *buf,
 			     size_t size)
 {
-	char words[PARAM_LINE_MAX / 2], number[PARAM_NUMBER_DIGITS];
-	const char *def;
+	char words[PARAM_LINE_MAX / 2];
 
 	switch (p->type) {
 	case PARAM_FLAG:
-		snprintf(buf, size, "no value, or on/off (1/0, yes/no, true/false); using %s",
-			 p->def ? "on" : "off");
+		snprintf(buf, size, "no value, or on/off (1/0, yes/no, true/false)");
 		break;
 	case PARAM_NUMBER:
-		def = p->def_text;
-		if (!def) {
-			snprintf(number, sizeof(number), "%lu",
-				 (unsigned long)p->def);
-			def = number;
-		}
-		snprintf(buf, size, "a number from %lu to %lu%s%s; using %s",
+		snprintf(buf, size, "a number from %lu to %lu%s%s",
 			 (unsigned long)p->min, (unsigned long)p->max,
-			 p->unit ? " " : "", p->unit ? p->unit : "", def);
+			 p->unit ? " " : "", p->unit ? p->unit : "");
 		break;
 	case PARAM_CHOICE:
 		join_words(words, sizeof(words), p->choices);
-		snprintf(buf, size, "one of: %s; using %s", words,
-			 p->choices[p->def]);
+		snprintf(buf, size, "one of: %s", words);
 		break;
 	case PARAM_TEXT:
 		snprintf(buf, size, "any text");
 		break;
 	}
+}
+
+/* The option's default, in words, for a report. */
+static const char *describe_default(const struct kernel_param *p, char *buf,
+				    size_t size)
+{
+	switch (p->type) {
+	case PARAM_FLAG:
+		return p->def ? "on" : "off";
+	case PARAM_NUMBER:
+		if (p->def_text)
+			return p->def_text;
+		snprintf(buf, size, "%lu", (unsigned long)p->def);
+		return buf;
+	case PARAM_CHOICE:
+		return p->choices[p->def];
+	case PARAM_TEXT:
+		break;
+	}
+	return "nothing";
 }
 
 /* Parse value for p into *st; false when p does not allow it. */
@@ -196,6 +212,12 @@ static bool param_parse_value(const struct kernel_param *p, const char *value,
 	return false;
 }
 
+/* "..." after a key or value cut to PARAM_QUOTE_MAX bytes, else "". */
+static const char *cut_mark(const char *s)
+{
+	return strlen(s) > PARAM_QUOTE_MAX ? "..." : "";
+}
+
 static void report_unknown(const char *key, param_report_fn say)
 {
 	char line[PARAM_LINE_MAX];
@@ -203,22 +225,55 @@ static void report_unknown(const char *key, param_report_fn say)
 	unsigned int i;
 
 	len = (size_t)snprintf(line, sizeof(line),
-			       "command line: unknown option '%s' ignored; the options are:",
-			       key);
+			       "command line: unknown option '%.*s%s' ignored; the options are:",
+			       PARAM_QUOTE_MAX, key, cut_mark(key));
 	for (i = 0; i < NR_KERNEL_PARAMS && len < sizeof(line); i++)
 		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s",
 					kernel_param_table[i].name);
 	say(line);
 }
 
+/*
+ * A bad value, and what is used instead: the default, or, when the option
+ * is given again later on the line, that later one (the last one counts).
+ */
 static void report_bad_value(const struct kernel_param *p, const char *value,
-			     param_report_fn say)
+			     bool given_later, param_report_fn say)
 {
 	char line[PARAM_LINE_MAX], allowed[PARAM_LINE_MAX / 2];
+	char number[PARAM_NUMBER_DIGITS];
 
 	describe_allowed(p, allowed, sizeof(allowed));
-	snprintf(line, sizeof(line), "command line: %s=%s is not allowed (%s)",
-		 p->name, value, allowed);
+	if (given_later)
+		snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s); the later %s= counts",
+			 p->name, PARAM_QUOTE_MAX, value, cut_mark(value),
+			 allowed, p->name);
+	else
+		snprintf(line, sizeof(line), "command line: %s=%.*s%s is not allowed (%s; using %s)",
+			 p->name, PARAM_QUOTE_MAX, value, cut_mark(value),
+			 allowed, describe_default(p, number, sizeof(number)));
+	say(line);
+}
+
+/* Is key given again after option i? */
+static bool given_later(const struct cmdline *cl, unsigned int i,
+			const char *key)
+{
+	for (i++; i < cl->nr_opts; i++)
+		if (!strcmp(cl->opts[i].key, key))
+			return true;
+	return false;
+}
+
+/* key="... never closed: whatever followed it is in its value. */
+static void report_unclosed(const char *key, const char *value,
+			    param_report_fn say)
+{
+	char line[PARAM_LINE_MAX];
+
+	snprintf(line, sizeof(line), "command line: %.*s%s=\"%.*s%s has no closing quote: ignored, with the rest of the line it took as its value",
+		 PARAM_QUOTE_MAX, key, cut_mark(key), PARAM_QUOTE_MAX, value,
+		 cut_mark(value));
 	say(line);
 }
 
@@ -241,6 +296,11 @@ unsigned int params_check(const struct cmdline *cl, struct kernel_params *kp,
 		enum kernel_param_id id;
 		struct param_state st = { .given = true, .text = value };
 
+		if (cl->opts[i].unclosed) {
+			report_unclosed(key, value, say);
+			kp->nr_problems++;
+			continue;
+		}
 		p = param_lookup(key, &id);
 		if (!p) {
 			report_unknown(key, say);
@@ -249,7 +309,8 @@ unsigned int params_check(const struct cmdline *cl, struct kernel_params *kp,
 		}
 		st.valid = param_parse_value(p, value, &st);
 		if (!st.valid) {
-			report_bad_value(p, value, say);
+			report_bad_value(p, value, given_later(cl, i, key),
+					 say);
 			kp->nr_problems++;
 		}
 		kp->state[id] = st;    /* the last one counts */

@@ -122,12 +122,41 @@ def vcpus(smp):
     return int(first) if first.isdigit() else 1
 
 
+FLAG_ON = ("", "on", "1", "yes", "true")       # kernel/params.c
+
+
+def last_option(cmdline, key):
+    """The value of the last key=value (or bare key: "") on the line, or
+    None: the last one counts, as in kernel/params.c."""
+    found = None
+    for word in cmdline.split():
+        k, _, v = word.partition("=")
+        if k == key:
+            found = v
+    return found
+
+
+def watchdog_set_by(cmdline):
+    """Does the line itself turn the watchdog off or set its threshold, as
+    the kernel reads it?  nowatchdog=0 leaves it on; a threshold the kernel
+    refuses leaves the default."""
+    if last_option(cmdline, "nowatchdog") in FLAG_ON:
+        return True
+    t = last_option(cmdline, "watchdog_thresh") or ""
+    hexa = t[:2] in ("0x", "0X")
+    digits = t[2:] if hexa else t
+    if not digits or any(c not in "0123456789abcdefABCDEF"[:22 if hexa else 10]
+                         for c in digits):
+        return False
+    return 1 <= int(digits, 16 if hexa else 10) <= WATCHDOG_THRESH_MAX
+
+
 def watchdog_thresh_for(smp, cmdline, qemu_opts, host=None):
     """The watchdog_thresh= option to add for this boot, or None: the
     default stretched by ceil(vCPUs / host CPUs) when the vCPUs outnumber
     the host CPUs, unless the line already sets it or the TSC counts guest
     instructions (-icount)."""
-    if re.search(r"(^|\s)(watchdog_thresh=|nowatchdog(\s|=|$))", cmdline):
+    if watchdog_set_by(cmdline):
         return None
     if any(o == "-icount" or o.startswith("-icount") for o in qemu_opts):
         return None

@@ -705,6 +705,18 @@ WATCHDOG_STRETCH_CASES = [
     ("32", "nowatchdog", [], 2, None),
     ("32", "", ["-icount", "shift=0"], 2, None),
     ("64", "", [], 1, 256),
+    # Flags take on/off now: nowatchdog=0 leaves the watchdog on, so it
+    # still needs the stretch; a bad or repeated value counts as the
+    # kernel counts it (the last one, a bad one falling to the default).
+    ("32", "nowatchdog=0", [], 2, 64),
+    ("32", "nowatchdog=off", [], 2, 64),
+    ("32", "nowatchdog=maybe", [], 2, 64),
+    ("32", "nowatchdog=yes", [], 2, None),
+    ("32", "watchdog_thresh=abc", [], 2, 64),
+    ("32", "watchdog_thresh=0", [], 2, 64),
+    ("32", "watchdog_thresh=9 watchdog_thresh=x", [], 2, 64),
+    ("32", "nowatchdog nowatchdog=off", [], 2, 64),
+    ("32", "watchdog_thresh=0x10", [], 2, None),
 ]
 
 

@@ -124,6 +124,58 @@ static void unknown_options_are_named(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, param_text(PARAM_BENCH));
 }
 
+/*
+ * A value or key too long for one report line: the line is cut, but what
+ * is allowed must still be in it (the value is shown shortened).
+ */
+static void long_values_still_say_what_is_allowed(struct kunit *test)
+{
+	static char text[400];
+
+	strlcpy(text, "loglevel=", sizeof(text));
+	memset(text + strlen(text), '9', 300);
+	KUNIT_EXPECT_EQ(test, check_line(text), 1);
+	KUNIT_EXPECT_EQ(test, reports.n, 1);
+	KUNIT_EXPECT_TRUE(test, reported("loglevel=999"));
+	KUNIT_EXPECT_TRUE(test, reported("a number from 0 to 7; using 6"));
+
+	memset(text, 'k', 300);
+	text[300] = '\0';
+	KUNIT_EXPECT_EQ(test, check_line(text), 1);
+	KUNIT_EXPECT_TRUE(test, reported("unknown option 'kkk"));
+	KUNIT_EXPECT_TRUE(test, reported("watchdog_thresh"));
+}
+
+/*
+ * A repeated option: the last one counts, so a bad value followed by a
+ * good one must not claim the default is used.
+ */
+static void a_repeated_option_reports_what_is_used(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, check_line("loglevel=99 loglevel=3"), 1);
+	KUNIT_EXPECT_EQ(test, param_number(PARAM_LOGLEVEL), 3);
+	KUNIT_EXPECT_TRUE(test, reported("loglevel=99"));
+	KUNIT_EXPECT_FALSE(test, reported("using 6"));
+	KUNIT_EXPECT_TRUE(test, reported("the later loglevel= counts"));
+}
+
+/*
+ * A quote never closed takes the rest of the line into its value: the
+ * options after it vanish, so it must be reported, not taken.
+ */
+static void an_unclosed_quote_is_reported(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, check_line("test=\"boot nowatchdog"), 1);
+	KUNIT_EXPECT_EQ(test, reports.n, 1);
+	KUNIT_EXPECT_TRUE(test, reported("test="));
+	KUNIT_EXPECT_TRUE(test, reported("no closing quote"));
+	KUNIT_EXPECT_NULL(test, param_text(PARAM_TEST));
+	/* A closed one is fine. */
+	KUNIT_EXPECT_EQ(test, check_line("test=\"a b\" nowatchdog"), 0);
+	KUNIT_EXPECT_STREQ(test, param_text(PARAM_TEST), "a b");
+	KUNIT_EXPECT_TRUE(test, param_flag(PARAM_NOWATCHDOG));
+}
+
 /* The table itself: what README lists must be consistent. */
 static void the_table_is_consistent(struct kunit *test)
 {
@@ -157,6 +209,9 @@ static struct kunit_case params_cases[] = {
 	KUNIT_CASE(choices_are_exact_words),
 	KUNIT_CASE(unknown_options_are_named),
 	KUNIT_CASE(the_table_is_consistent),
+	KUNIT_CASE(long_values_still_say_what_is_allowed),
+	KUNIT_CASE(a_repeated_option_reports_what_is_used),
+	KUNIT_CASE(an_unclosed_quote_is_reported),
 	{}
 };
 
