@@ -39,6 +39,9 @@ MEM        ?= 128M
 QEMU_ACCEL ?= tcg
 QEMU_OPTS  ?=
 CMDLINE    ?=
+# Handed to the recipes through the environment, so that quotes, ; and $
+# in the line reach the harness as typed (not through a shell's quotes).
+export CMDLINE
 EXTRA_TESTS ?=
 BOOT_TIMEOUT ?= 120
 
@@ -137,7 +140,7 @@ $(KERNEL): $(OBJ)/kernel.pass1.elf $(OBJ)/kallsyms.o
 
 $(ISO): $(KERNEL) scripts/mkiso.sh
 	$(call say,ISO,$@)
-	$(Q)scripts/mkiso.sh $(KERNEL) $@ "$(CMDLINE)"
+	$(Q)scripts/mkiso.sh $(KERNEL) $@ "$$CMDLINE"
 
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
@@ -334,16 +337,16 @@ QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
 run: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" --interactive
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --interactive
 
 boottest: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" \
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" \
 		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD)
 
 debug: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$(CMDLINE)" --debug
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --debug
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
@@ -359,7 +362,7 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
 		--mutate-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
-		--log-dir $(BUILD) --cmdline "$(CMDLINE)"
+		--log-dir $(BUILD) --cmdline "$$CMDLINE"
 
 # The soak (tests/harness/soak.py): SOAK_BOOTS boots, boot i with seed
 # SOAK_SEED+i and the i-th configuration of a walk over SMP 1..32, memory
@@ -370,7 +373,7 @@ SOAK_SEED  ?= 1
 .PHONY: soak
 soak: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/soak.py --kernel $(KERNEL) \
-		--boots $(SOAK_BOOTS) --seed $(SOAK_SEED) --cmdline "$(CMDLINE)" \
+		--boots $(SOAK_BOOTS) --seed $(SOAK_SEED) --cmdline "$$CMDLINE" \
 		--log-dir $(BUILD)/soak
 
 # Benchmarks: single-CPU rows under -icount (exact instruction counts),

@@ -54,7 +54,7 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.help = "how long each CPU may take to come up",
 	},
 	[PARAM_BENCH] = {
-		.name = "bench", .type = PARAM_TEXT,
+		.name = "bench", .type = PARAM_TEXT, .needs_text = true,
 		.help = "run the benchmark groups matching these globs instead of the tests",
 	},
 	[PARAM_LOGLEVEL] = {
@@ -84,7 +84,7 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.help = "[FZPU][,cache,...]: debug checks on every cache, or those named",
 	},
 	[PARAM_TEST] = {
-		.name = "test", .type = PARAM_TEXT,
+		.name = "test", .type = PARAM_TEXT, .needs_text = true,
 		.help = "run only the suites/cases matching these globs",
 	},
 	[PARAM_WATCHDOG_THRESH] = {
@@ -157,7 +157,7 @@ static void describe_allowed(const struct kernel_param *p, char *buf,
 		snprintf(buf, size, "one of: %s", words);
 		break;
 	case PARAM_TEXT:
-		snprintf(buf, size, "any text");
+		snprintf(buf, size, p->needs_text ? "some text" : "any text");
 		break;
 	}
 }
@@ -207,7 +207,8 @@ static bool param_parse_value(const struct kernel_param *p, const char *value,
 		st->number = i < 0 ? 0 : (u64)i;
 		return i >= 0;
 	case PARAM_TEXT:
-		return true;
+		/* test= with nothing after it would run every test. */
+		return !p->needs_text || *value;
 	}
 	return false;
 }

@@ -49,6 +49,7 @@ struct kernel_param {
 	u64 min, max;               /* PARAM_NUMBER */
 	u64 def;                    /* the default: number, flag, choice index */
 	const char *def_text;       /* the default in words, if not def */
+	bool needs_text;            /* PARAM_TEXT: an empty value is refused */
 	const char *unit;           /* PARAM_NUMBER: "seconds", "ms", ... */
 	const char *const *choices; /* PARAM_CHOICE: NULL-terminated */
 	const char *help;           /* what it does, one line */

@@ -202,7 +202,20 @@ static void the_table_is_consistent(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, param_flag(PARAM_PAGE_POISON));
 }
 
+/* test= or bench= with nothing after them would run everything. */
+static void empty_filters_are_refused(struct kunit *test)
+{
+	EXPECT_REFUSED(test, "test=", "some text; using nothing");
+	KUNIT_EXPECT_NULL(test, param_text(PARAM_TEST));
+	EXPECT_REFUSED(test, "bench", "some text");
+	KUNIT_EXPECT_NULL(test, param_text(PARAM_BENCH));
+	/* A bare slub_debug means every check on every cache, as in Linux. */
+	KUNIT_EXPECT_EQ(test, check_line("slub_debug"), 0);
+	KUNIT_EXPECT_STREQ(test, param_text(PARAM_SLUB_DEBUG), "");
+}
+
 static struct kunit_case params_cases[] = {
+	KUNIT_CASE(empty_filters_are_refused),
 	KUNIT_CASE(numbers_out_of_range_keep_the_default),
 	KUNIT_CASE(numbers_in_range_are_taken),
 	KUNIT_CASE(flags_say_on_or_off),
