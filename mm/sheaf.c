@@ -89,16 +89,25 @@
 
 struct slab_sheaf bootstrap_sheaf;   /* capacity 0: see above */
 
-/* Default capacity by object size: many small objects, few large ones. */
-static unsigned int default_sheaf_capacity(unsigned int object_size)
+/*
+ * Default capacity by slot size (the stride, metadata included), with
+ * Linux's thresholds: many small objects, few large ones, so that a full
+ * sheaf parks about the same bytes whatever the class.  Rounded up below
+ * to fill the sheaf's own kmalloc object: 60, 28, 12 and 4.
+ */
+#define SHEAF_SLOT_LARGE   PAGE_SIZE
+#define SHEAF_SLOT_MEDIUM  1024
+#define SHEAF_SLOT_SMALL   256
+
+static unsigned int default_sheaf_capacity(unsigned int slot_size)
 {
-	if (object_size < 256)
-		return 60;
-	if (object_size <= 1024)
-		return 26;
-	if (object_size <= PAGE_SIZE)
+	if (slot_size >= SHEAF_SLOT_LARGE)
+		return 4;
+	if (slot_size >= SHEAF_SLOT_MEDIUM)
 		return 12;
-	return 4;
+	if (slot_size >= SHEAF_SLOT_SMALL)
+		return 26;
+	return 60;
 }
 
 #define SHEAF_CAPACITY_MAX \
@@ -112,7 +121,7 @@ unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
 	if (wanted == 0)
 		return 0;
 	if (wanted == SHEAF_CAPACITY_DEFAULT)
-		wanted = default_sheaf_capacity(s->object_size);
+		wanted = default_sheaf_capacity(s->size);
 	wanted = min(wanted, (unsigned int)SHEAF_CAPACITY_MAX);
 	/* Use the whole kmalloc object the sheaf will live in. */
 	bytes = kmalloc_size_roundup(SHEAF_HEADER_SIZE + wanted * sizeof(void *));

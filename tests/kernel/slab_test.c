@@ -749,6 +749,31 @@ static void sheaf_barn_exchange_and_limits(struct kunit *test)
 	EXPECT_PAGES_BACK(test, before);
 }
 
+/*
+ * Default capacities follow Linux's rule on the slot size (60 below 256
+ * bytes, 28 to 1 KiB, 12 to a page, 4 from a page on, each filling the
+ * sheaf's own kmalloc object), so that a full sheaf of kmalloc-4k parks
+ * 16 KiB, not 48.
+ */
+static void kmalloc_sheaf_capacities_follow_the_slot_size(struct kunit *test)
+{
+	static const struct { size_t size; unsigned int capacity; } want[] = {
+		{ 8, 60 }, { 64, 60 }, { 192, 60 }, { 256, 28 }, { 512, 28 },
+		{ 1024, 12 }, { 2048, 12 }, { 4096, 4 }, { 8192, 4 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct kmem_cache *s = kmalloc_slab(want[i].size);
+
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		if (!cache_has_sheaves(s))
+			kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+		KUNIT_EXPECT_EQ(test, s->size, want[i].size);
+		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
+	}
+}
+
 static void sheaf_capacity_zero_disables_sheaves(struct kunit *test)
 {
 	unsigned long before = quiesced_free_pages();
@@ -961,6 +986,7 @@ static struct kunit_case sheaf_cases[] = {
 	KUNIT_CASE(sheaf_swap_with_spare),
 	KUNIT_CASE(sheaf_barn_exchange_and_limits),
 	KUNIT_CASE(sheaf_capacity_zero_disables_sheaves),
+	KUNIT_CASE(kmalloc_sheaf_capacities_follow_the_slot_size),
 	KUNIT_CASE(prefilled_sheaf_refill_and_return),
 	KUNIT_CASE(prefilled_sheaf_survives_exhaustion),
 	KUNIT_CASE(sheaves_and_bulk_are_all_or_nothing),
