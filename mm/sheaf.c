@@ -397,7 +397,7 @@ static bool barn_has_room_for_full(struct kmem_cache *s)
 
 static struct slub_percpu_sheaves *this_pcs(struct kmem_cache *s)
 {
-	return &s->cpu_sheaves[smp_processor_id()];
+	return this_cpu_sheaves(s);
 }
 
 /*

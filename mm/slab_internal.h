@@ -151,6 +151,8 @@ struct kmem_cache {
 					* the size asked for is kept; else 0 */
 	unsigned int order;        /* slab = 2^order pages */
 	unsigned int objects;      /* objects per slab */
+	unsigned long objects_bytes; /* objects * size: where a slab's unused
+				      * tail starts (slab_object_start()) */
 	unsigned int min_partial;  /* slabs kept on partial even if empty */
 	unsigned int sheaf_capacity; /* 0: no sheaves */
 	slab_flags_t flags;
@@ -161,6 +163,15 @@ struct kmem_cache {
 	struct kmem_cache_node node;
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
 };
+
+BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SMP_LINE_SIZE);
+
+/* This CPU's sheaves of s: one add from GS (this_cpu_line()). */
+static __always_inline struct slub_percpu_sheaves *
+this_cpu_sheaves(struct kmem_cache *s)
+{
+	return this_cpu_line(s->cpu_sheaves);
+}
 
 extern struct list_head slab_caches;
 extern spinlock_t slab_caches_lock;
@@ -262,7 +273,7 @@ static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
  */
 static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 {
-	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
 	struct slab_sheaf *main;
 	void *object;
 
@@ -282,37 +293,59 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 }
 
 /*
- * Is object at the start of an object's stride in slab?  The free fast
+ * Is object at the start of an object's stride in its slab?  The free fast
  * paths ask, so that kfree(p + 8) is refused (it would go into a sheaf and
- * come back from the next kmalloc()).  The offset in the slab comes from
- * the two struct pages (64 bytes each: a shift), and divisibility by the
- * stride from one multiplication: for a 32-bit n and c = 1 + (2^64 - 1) / d,
- * d divides n exactly when n * c (mod 2^64) < c (Lemire, Kaser and Kurz,
- * "Faster remainder by direct computation", 2019).  About eight
- * instructions, no division.  The unused tail after the last object
- * starts at a multiple of the stride too (objects * size), so the offset
+ * come back from the next kmalloc()).  page is any page of the slab (every
+ * one holds the slab's first byte in slab_start), so the offset is one
+ * subtraction; divisibility by the stride is one multiplication: for a
+ * 32-bit n and c = 1 + (2^64 - 1) / d, d divides n exactly when
+ * n * c (mod 2^64) < c (Lemire, Kaser and Kurz, "Faster remainder by
+ * direct computation", 2019).  The unused tail after the last object
+ * starts at a multiple of the stride too (objects_bytes), so the offset
  * must also lie below it: the tail is shorter than a stride
  * (calculate_order() refuses a cache otherwise), so a pointer that passes
- * both is an object's first byte.
+ * both is an object's first byte.  The first test also keeps the offset
+ * below 2^32, as the division trick needs.
  */
 static __always_inline bool stride_divides(const struct kmem_cache *s,
-					   u32 offset)
+					   unsigned long offset)
 {
-	return (unsigned long)offset * s->stride_divisor < s->stride_divisor;
+	return offset * s->stride_divisor < s->stride_divisor;
 }
 
 static __always_inline bool slab_object_start(const struct kmem_cache *s,
-					      const struct page *slab,
+					      const struct page *page,
 					      const void *object)
 {
-	/* The same conversion as virt_to_slab(), so the compiler shares it. */
-	unsigned long pages = (unsigned long)
-		(pfn_to_page(__pa_direct(object) >> PAGE_SHIFT) - slab);
+	unsigned long offset = (unsigned long)object - page->slab_start;
 
-	u32 offset = (u32)((pages << PAGE_SHIFT) |
-			   ((unsigned long)object & (PAGE_SIZE - 1)));
+	return offset < s->objects_bytes && stride_divides(s, offset);
+}
 
-	return offset < s->objects * s->size && stride_divides(s, offset);
+/*
+ * For kfree() and kfree_nolock(): the cache of object when it is an
+ * object's first byte in a slab, else NULL (NULL, ZERO_SIZE_PTR, large
+ * kmalloc blocks, pointers into an object or outside the memmap), and the
+ * caller takes its full path, which tells those apart.  The page it lies
+ * in names its cache directly (setup_slab() writes it in every page).
+ */
+static __always_inline struct kmem_cache *slab_fast_free_cache(
+	const void *object)
+{
+	struct page *page;
+	struct kmem_cache *s;
+
+	if (unlikely(!virt_covered(object)))
+		return NULL;
+	page = virt_to_page_covered(object);
+	/* A plain read: a page changes PG_slab only while no object of it
+	 * is out, so a valid free never races with the change. */
+	if (unlikely(!(page->flags & PG_slab)))
+		return NULL;
+	s = page->slab_cache;
+	if (unlikely(!slab_object_start(s, page, object)))
+		return NULL;
+	return s;
 }
 
 /* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
@@ -325,7 +358,7 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 {
-	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
 	struct slab_sheaf *main;
 
 	if (unlikely(!local_trylock(&pcs->lock)))
