@@ -160,21 +160,23 @@ static void kmalloc_pairs(void *arg)
 
 /*
  * The benchmark loop alone: kmalloc_pairs() with two stand-ins that only
- * return (noipa: the compiler calls them as it calls the real ones and
- * may assume nothing about them).  Their bodies are 3 instructions
- * (loop_alloc: mov, ret; loop_free: ret), so the pair's own cost, the
- * two functions' ret included, is  kmalloc row - loop row + 3.
+ * return.  They are written in assembly, so the compiler knows nothing of
+ * them and calls them exactly as it calls kmalloc() and kfree(), with
+ * either compiler.  Their bodies are 3 instructions (loop_alloc: mov,
+ * ret; loop_free: ret), so the pair's own cost, the two functions' ret
+ * included, is  kmalloc row - loop row + 3.
  */
-static __attribute__((noipa)) void *loop_alloc(size_t size, gfp_t gfp)
-{
-	(void)gfp;
-	return (void *)size;
-}
-
-static __attribute__((noipa)) void loop_free(const void *p)
-{
-	(void)p;
-}
+void *bench_loop_alloc(size_t size, gfp_t gfp);
+void bench_loop_free(const void *p);
+__asm__(".pushsection .text\n"
+	".globl bench_loop_alloc\n"
+	"bench_loop_alloc:\n\t"
+	"movq %rdi, %rax\n\t"
+	"ret\n"
+	".globl bench_loop_free\n"
+	"bench_loop_free:\n\t"
+	"ret\n"
+	".popsection");
 
 static void loop_pairs(void *arg)
 {
@@ -182,10 +184,10 @@ static void loop_pairs(void *arg)
 	unsigned int i;
 
 	for (i = 0; i < PAIR_OPS; i++) {
-		void *p = loop_alloc(job->size, GFP_KERNEL);
+		void *p = bench_loop_alloc(job->size, GFP_KERNEL);
 
 		keep(p);
-		loop_free(p);
+		bench_loop_free(p);
 	}
 }
 
