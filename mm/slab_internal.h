@@ -322,8 +322,9 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 		  [objs] "i"(offsetof(struct slab_sheaf, objects))
 		: "cc", "memory"
 		: slow);
-	/* A sheaf never holds NULL (sheaf_check()): tell the compiler,
-	 * so a caller's "did the fast path work?" test costs nothing. */
+	/* A sheaf holds only objects of its cache, never NULL (mm_check.c
+	 * matches every one against the slabs): tell the compiler, so a
+	 * caller's "did the fast path work?" test costs nothing. */
 	if (!object)
 		__builtin_unreachable();
 	pcs_stat_inc(&pcs->alloc_pcs);

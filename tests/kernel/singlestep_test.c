@@ -1097,7 +1097,7 @@ static unsigned int choose_points(unsigned int n)
  * are: they run in the one-CPU boot of make test only.  A flush costs IPI
  * round trips between two CPUs spinning under TCG (milliseconds a run on
  * a loaded host), so it runs in the edge state only: every instruction of
- * each call, the fast path's whole lock window included (warm runs the
+ * each call, the fast path's whole restartable sequence included (warm runs the
  * same instructions; in swap and refill the slow step holds the lock with
  * IRQs off, where no IPI lands).
  */
