@@ -93,10 +93,13 @@ struct page {
 		};
 	};
 	unsigned long private_data;   /* owner's scratch word */
-	/* Unused: makes struct page 64 bytes, a power of two, so that
-	 * pfn_to_page() and page_to_pfn() are a shift, not a multiply
-	 * (they are on the kfree() fast path).  Linux's is 64 bytes too. */
-	unsigned long reserved;
+	/* Slab: in every page of a slab (set by mm/slab.c with PG_slab), the
+	 * address of the slab's first byte, so a free fast path gets an
+	 * object's offset in its slab with one subtraction.  The word also
+	 * makes struct page 64 bytes, a power of two, so that pfn_to_page()
+	 * and page_to_pfn() are a shift, not a multiply (they are on the
+	 * kfree() fast path).  Linux's is 64 bytes too. */
+	unsigned long slab_start;
 };
 
 BUILD_BUG_ON(sizeof(struct page) != 64);
@@ -105,6 +108,11 @@ BUILD_BUG_ON(sizeof(struct page) != 64);
 extern struct page *mem_map;     /* struct page for pfn == mem_map_base_pfn */
 extern unsigned long mem_map_base_pfn;
 extern unsigned long mem_map_end_pfn; /* one past the last pfn covered */
+/* The same range as direct-map addresses: [mem_map_virt_start,
+ * mem_map_virt_start + mem_map_virt_size).  Both 0 while no memmap is
+ * set up, which makes every address "outside". */
+extern unsigned long mem_map_virt_start;
+extern unsigned long mem_map_virt_size;
 
 static inline struct page *pfn_to_page(unsigned long pfn)
 {
@@ -129,6 +137,24 @@ static inline struct page *virt_to_page(const void *addr)
 static inline bool pfn_valid(unsigned long pfn)
 {
 	return pfn >= mem_map_base_pfn && pfn < mem_map_end_pfn;
+}
+
+/*
+ * Does the memmap cover direct-map address addr?  One subtraction and one
+ * unsigned compare, which also refuse NULL, ZERO_SIZE_PTR and
+ * kernel-image addresses (they lie far below the direct map, so the
+ * difference wraps to a huge number).  For the free fast paths, which
+ * take any pointer; virt_to_page_covered() then gives its page.
+ */
+static __always_inline bool virt_covered(const void *addr)
+{
+	return (unsigned long)addr - mem_map_virt_start < mem_map_virt_size;
+}
+
+static __always_inline struct page *virt_to_page_covered(const void *addr)
+{
+	return mem_map + (((unsigned long)addr - mem_map_virt_start) >>
+			  PAGE_SHIFT);
 }
 
 /* ---- allocation ---- */

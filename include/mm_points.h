@@ -64,7 +64,9 @@ enum mm_point {
 	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
 	MM_POINT_KMALLOC_INIT,          /* boot: slab up, kmalloc caches not made */
 	/* mm/slab_internal.h: the inline fast paths (host test build only) */
-	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on */
+	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on
+					 * (host build: the kernel's fast
+					 * paths take no lock, rseq.h) */
 	MM_POINT_FAST_FREE_LOCKED,
 	/* mm/page_alloc.c (arg: the zone; the page for the two _HEAD_HALF) */
 	MM_POINT_PCP_LOCKED,            /* a pcp->lock held (IRQs off) */

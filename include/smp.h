@@ -26,6 +26,7 @@
 #include <compiler.h>
 
 #define NR_CPUS 64
+#define SMP_LINE_SIZE 64   /* bytes per CPU in a this_cpu_line() array */
 
 struct tss;
 
@@ -38,6 +39,10 @@ struct percpu {
 	unsigned int exception_nesting; /* > 0 while in an exception handler
 					 * that returns (#DB) */
 	bool online;
+	/* cpu * SMP_LINE_SIZE: where this CPU's entry starts in an array of
+	 * one cache line per CPU (a cache's cpu_sheaves[]), so a fast path
+	 * finds its entry with one GS-relative add (this_cpu_line()). */
+	unsigned long cpu_line_offset;
 	/* Architecture state: descriptor tables and interrupt stacks. */
 	void *arch;
 };
@@ -61,6 +66,20 @@ static __always_inline unsigned int smp_processor_id(void)
 			     : "=r"(cpu)
 			     : "i"(offsetof(struct percpu, cpu)));
 	return cpu;
+}
+
+/*
+ * This CPU's entry in array, an array of NR_CPUS entries of SMP_LINE_SIZE
+ * bytes each: one instruction (an add from GS), no CPU number needed.
+ */
+static __always_inline void *this_cpu_line(void *array)
+{
+	unsigned long p = (unsigned long)array;
+
+	__asm__ ("addq %%gs:%c1, %0"
+		 : "+r"(p)
+		 : "i"(offsetof(struct percpu, cpu_line_offset)));
+	return (void *)p;
 }
 
 /* One GS-relative load each: these sit on the allocator's fast paths. */

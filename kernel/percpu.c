@@ -20,6 +20,7 @@ void percpu_setup(unsigned int cpu, u32 apic_id)
 	memset(p, 0, sizeof(*p));
 	p->self = p;
 	p->cpu = cpu;
+	p->cpu_line_offset = (unsigned long)cpu * SMP_LINE_SIZE;
 	p->apic_id = apic_id;
 	wrmsr(MSR_GS_BASE, (u64)p);
 }

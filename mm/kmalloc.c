@@ -81,6 +81,15 @@ static unsigned int kmalloc_index_search(size_t size)
 	return NR_KMALLOC_CACHES;  /* not reached for valid sizes */
 }
 
+/*
+ * kmalloc()'s fast path skips the index: one flat table, every 8 bytes of
+ * size up to KMALLOC_MAX_CACHE_SIZE, straight to the class's cache (8 KiB
+ * of pointers; every class is a multiple of 8, so (size - 1) / 8 never
+ * straddles two).  Filled by kmalloc_init() from kmalloc_index().
+ */
+static struct kmem_cache *
+kmalloc_cache_by_size[KMALLOC_MAX_CACHE_SIZE / KMALLOC_SMALL_STEP];
+
 /* The smallest class that holds size (1 <= size <= 8 KiB). */
 static __always_inline unsigned int kmalloc_index(size_t size)
 {
@@ -144,6 +153,9 @@ void kmalloc_init(void)
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", kmalloc_names[i]);
 	}
+	for (i = 0; i < ARRAY_SIZE(kmalloc_cache_by_size); i++)
+		kmalloc_cache_by_size[i] = kmalloc_caches[
+			kmalloc_index((i + 1) * KMALLOC_SMALL_STEP)];
 }
 
 /* ---- large allocations: whole buddy blocks ---- */
@@ -220,7 +232,8 @@ void *kmalloc(size_t size, gfp_t gfp)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
 		   !(gfp & __GFP_ZERO))) {
-		struct kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+		struct kmem_cache *s =
+			kmalloc_cache_by_size[(size - 1) / KMALLOC_SMALL_STEP];
 		void *object = pcs_alloc_fast(s);
 
 		if (likely(object)) {
@@ -267,14 +280,10 @@ static void __kfree(const void *p, unsigned long caller)
 
 void kfree(const void *p)
 {
-	if (likely(!ZERO_OR_NULL_PTR(p))) {
-		struct page *slab = virt_to_slab(p);
+	struct kmem_cache *s = slab_fast_free_cache(p);
 
-		if (likely(slab &&
-			   slab_object_start(slab->slab_cache, slab, p) &&
-			   pcs_free_fast(slab->slab_cache, (void *)p)))
-			return;
-	}
+	if (likely(s && pcs_free_fast(s, (void *)p)))
+		return;
 	__kfree(p, _RET_IP_);
 }
 
@@ -409,7 +418,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 /* Does the code this CPU interrupted hold s's sheaf lock? */
 static bool sheaf_lock_held_here(struct kmem_cache *s)
 {
-	return local_lock_is_locked(&s->cpu_sheaves[smp_processor_id()].lock);
+	return local_lock_is_locked(&this_cpu_sheaves(s)->lock);
 }
 
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
@@ -495,14 +504,10 @@ static void __kfree_nolock(void *p, unsigned long caller)
 
 void kfree_nolock(void *object)
 {
-	if (likely(!ZERO_OR_NULL_PTR(object))) {
-		struct page *slab = virt_to_slab(object);
+	struct kmem_cache *s = slab_fast_free_cache(object);
 
-		if (likely(slab &&
-			   slab_object_start(slab->slab_cache, slab, object) &&
-			   pcs_free_fast(slab->slab_cache, object)))
-			return;
-	}
+	if (likely(s && pcs_free_fast(s, object)))
+		return;
 	__kfree_nolock(object, _RET_IP_);
 }
 

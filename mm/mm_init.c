@@ -35,6 +35,8 @@
 struct page *mem_map;
 unsigned long mem_map_base_pfn;
 unsigned long mem_map_end_pfn;
+unsigned long mem_map_virt_start;
+unsigned long mem_map_virt_size;
 
 static struct pglist_data contig_page_data;
 
@@ -121,6 +123,9 @@ bool mm_init_node(int nid, struct pglist_data *pgdat)
 	mem_map = phys_to_virt(phys);
 	mem_map_base_pfn = start_pfn;
 	mem_map_end_pfn = end_pfn;
+	mem_map_virt_start = (unsigned long)phys_to_virt(
+		(phys_addr_t)start_pfn << PAGE_SHIFT);
+	mem_map_virt_size = (end_pfn - start_pfn) << PAGE_SHIFT;
 	pr_info("mm: memmap of %lu struct pages (%lu bytes each, %lu KiB) at [mem %#lx-%#lx]\n",
 		end_pfn - start_pfn, (unsigned long)sizeof(struct page),
 		(unsigned long)(bytes >> 10), (unsigned long)phys,
@@ -137,6 +142,7 @@ void mm_exit_node(int nid)
 {
 	if (nid >= 0 && nid < MAX_NUMNODES)
 		node_data[nid] = NULL;
+	mem_map_virt_start = mem_map_virt_size = 0;
 }
 
 void mm_core_init(void)

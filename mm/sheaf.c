@@ -45,11 +45,17 @@
  *
  * Locking: see the lock order at the top of mm/slab.c.  Here:
  *   - pcs->lock (local_trylock_t): always *try*-locked.  The slow paths
- *     here hold it with IRQs off, but the inline fast paths of
- *     slab_internal.h hold only its flag, with IRQs on, so an IRQ as well
- *     as an NMI may find it taken.  A failed trylock sends the caller to
- *     the slabs, which is always correct; a flush IPI, which has no other
- *     way, answers "busy" and is asked again (see flush_all_sheaves()).
+ *     here hold it with IRQs off, so in the kernel only an NMI may find it
+ *     taken.  The inline fast paths of slab_internal.h take no lock in
+ *     the kernel: they are restartable sequences (include/rseq.h) that
+ *     read the flag and go slow while it is set, and that an interrupt
+ *     sends back to their start, so an IRQ or NMI handler never sees them
+ *     half done.  In the host build the fast paths still hold the flag
+ *     with IRQs on (a thread plays an interrupt there), so there an
+ *     "interrupt" may find it taken too.  A failed trylock sends the
+ *     caller to the slabs, which is always correct; a flush IPI, which has
+ *     no other way, answers "busy" and is asked again (see
+ *     flush_all_sheaves()).
  *   - barn->lock: taken inside pcs->lock, never with list_lock; nothing is
  *     allocated or freed under it.
  *   - After any unlock/relock the CPU's state is read afresh: an interrupt
@@ -68,13 +74,17 @@
  * Flushing (kmem_cache_shrink(), kmem_cache_destroy()): each CPU's
  * sheaves are taken away by an IPI on that CPU (a few stores under its
  * sheaf lock) and their objects given back by the caller afterwards, in
- * task context.  When the IPI lands inside a fast path it cannot take the
- * lock, and cannot wait for it either: the holder resumes only once the IPI
+ * task context.  In the kernel an IPI that lands inside a fast path
+ * takes the sheaves at once (the entry restarts the fast path, which then
+ * finds the bootstrap sheaf and goes slow); the "busy" answer below is
+ * for a lock that is held all the same: the host build's fast paths, or
+ * a test that holds the flag itself.  Then the IPI cannot take the lock,
+ * and cannot wait for it either: the holder resumes only once the IPI
  * returns.  So it answers "busy", and the caller sends it again.  Each
- * retry comes after an IPI that returned, after which the interrupted fast
- * path (straight-line code, no loop, no call) reaches its unlock; the CPU
- * answers busy again only if the next IPI happens to land inside another
- * fast path.  Linux runs the flush from a workqueue on the CPU instead,
+ * retry comes after an IPI that returned, after which the interrupted
+ * holder (straight-line code, no loop, no call) reaches its unlock; the
+ * CPU answers busy again only if the next IPI happens to land inside
+ * another one.  Linux runs the flush from a workqueue on the CPU instead,
  * in task context, where the holder cannot be interrupted; this kernel has
  * no scheduler to run task work on a busy CPU.
  *
@@ -406,7 +416,7 @@ static bool barn_has_room_for_full(struct kmem_cache *s)
 
 static struct slub_percpu_sheaves *this_pcs(struct kmem_cache *s)
 {
-	return &s->cpu_sheaves[smp_processor_id()];
+	return this_cpu_sheaves(s);
 }
 
 /*

@@ -605,11 +605,14 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 	unsigned int i, nr_pages = 1u << s->order;
 	char *base, *p;
 
+	/* Every page: its head, its cache and the slab's first byte, so the
+	 * free fast paths start from whichever page the object lies in. */
 	for (i = 0; i < nr_pages; i++) {
-		slab[i].flags |= PG_slab;
 		slab[i].private_data = (unsigned long)slab;
+		slab[i].slab_cache = s;
+		slab[i].slab_start = (unsigned long)slab_base(slab);
+		slab[i].flags |= PG_slab;
 	}
-	slab->slab_cache = s;
 	slab->objects = s->objects;
 	slab->inuse = 0;
 	INIT_LIST_HEAD(&slab->lru);
@@ -659,8 +662,9 @@ static void free_slab(struct kmem_cache *s, struct page *slab,
 	for (i = 0; i < nr_pages; i++) {
 		slab[i].flags &= ~PG_slab;
 		slab[i].private_data = 0;
+		slab[i].slab_cache = NULL;
+		slab[i].slab_start = 0;
 	}
-	slab->slab_cache = NULL;
 	slab->freelist = NULL;
 	slab->inuse = 0;
 	slab->objects = 0;
@@ -1138,6 +1142,7 @@ static bool calculate_order(struct kmem_cache *s)
 	s->order = order;
 	s->objects = min((unsigned int)((PAGE_SIZE << order) / s->size),
 			 (unsigned int)SLAB_MAX_OBJECTS);
+	s->objects_bytes = s->objects * s->size;
 	/* The tail must be shorter than a stride (slab_object_start()). */
 	return (PAGE_SIZE << order) - (unsigned long)s->objects * s->size <
 	       s->size;
@@ -1370,16 +1375,12 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 
 void kmem_cache_free(struct kmem_cache *s, void *object)
 {
-	struct page *slab;
-
 	if (!object)
 		return;
 	/* Fast path only for an object of this very cache: anything else
 	 * goes to slab_free(), which reports it. */
 	if (likely(cache_has_sheaves(s))) {
-		slab = virt_to_slab(object);
-		if (likely(slab && slab->slab_cache == s &&
-			   slab_object_start(s, slab, object) &&
+		if (likely(slab_fast_free_cache(object) == s &&
 			   pcs_free_fast(s, object)))
 			return;
 	}

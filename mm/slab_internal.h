@@ -32,6 +32,7 @@
 #include <list.h>
 #include <mm.h>
 #include <mm_points.h>
+#include <rseq.h>
 #include <slab.h>
 #include <smp.h>
 #include <spinlock.h>
@@ -151,6 +152,8 @@ struct kmem_cache {
 					* the size asked for is kept; else 0 */
 	unsigned int order;        /* slab = 2^order pages */
 	unsigned int objects;      /* objects per slab */
+	unsigned long objects_bytes; /* objects * size: where a slab's unused
+				      * tail starts (slab_object_start()) */
 	unsigned int min_partial;  /* slabs kept on partial even if empty */
 	unsigned int sheaf_capacity; /* 0: no sheaves */
 	slab_flags_t flags;
@@ -161,6 +164,15 @@ struct kmem_cache {
 	struct kmem_cache_node node;
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
 };
+
+BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SMP_LINE_SIZE);
+
+/* This CPU's sheaves of s: one add from GS (this_cpu_line()). */
+static __always_inline struct slub_percpu_sheaves *
+this_cpu_sheaves(struct kmem_cache *s)
+{
+	return this_cpu_line(s->cpu_sheaves);
+}
 
 extern struct list_head slab_caches;
 extern spinlock_t slab_caches_lock;
@@ -241,28 +253,90 @@ static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
  * The fast paths: pop from / push to this CPU's main sheaf, inlined into
  * kmalloc(), kfree(), kmem_cache_alloc() and kmem_cache_free() so that the
  * common case is one short straight line with no call chain.  They only
- * *try*: anything off the common case (the sheaf lock taken by the code we
- * interrupted, main empty or full, a cache without sheaves, whose main is
- * the capacity-0 bootstrap sheaf) returns NULL/false, and the caller takes
- * the full path (alloc_from_pcs(), free_to_pcs(), the slabs), which checks
- * everything again.
+ * *try*: anything off the common case (the sheaf lock held by a slow path
+ * we interrupted, main empty or full, a cache without sheaves, whose main
+ * is the capacity-0 bootstrap sheaf) returns NULL/false, and the caller
+ * takes the full path (alloc_from_pcs(), free_to_pcs(), the slabs), which
+ * checks everything again.
  *
- * The lock is local_trylock() without touching the interrupt flag: an
- * interrupt or NMI that lands inside finds the flag set and takes its own
- * slow path, so disabling interrupts would buy nothing here (see
- * include/local_lock.h).  The slow paths still use the irqsave forms.
- * So IRQs are ON while these hold the lock: any code that can run in an
- * IRQ must only try it.  The flush IPI of kmem_cache_shrink() has no slow
- * path to take: it answers "busy" and is sent again (sheaf.c).
+ * In the kernel each is a restartable sequence (include/rseq.h), not a
+ * lock: one asm statement that reads the lock flag (a slow path holding
+ * the sheaf sends us slow too), main and its size, and commits with one
+ * instruction that changes size.  An NMI, IRQ or flush IPI that lands
+ * before the commit sends it back to its first instruction on the way in
+ * (rseq_ip_fixup(), arch/x86_64/traps.c), so the handler may use the
+ * sheaf as if we were not there, and we read everything again after it.
+ * The per-CPU counter is bumped after the commit by one instruction
+ * (pcs_stat_inc()): an interrupt lands before it or after it, never in
+ * the middle.  IRQs stay on throughout: nothing is held.
+ *
+ * The host build (HOST_TEST) has no interrupt entry to restart anything:
+ * it keeps the lock flag (local_trylock() without touching IRQs, which is
+ * what the fast paths did before), so the host tests and the interleaving
+ * points (mm_point_fast()) see the same states as before.
  *
  * pcs_alloc_fast() refuses NMI context (the full path warns: kmalloc_nolock()
  * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
- * is safe anywhere since the lock is only tried.  Freeing from an NMI is
- * fine for the same reason.
+ * is safe anywhere.  Freeing from an NMI is fine for the same reason.
  */
+#define SHEAF_POP_INSNS   "8"   /* instructions of the pop sequence */
+#define SHEAF_PUSH_INSNS  "8"   /* and of the push */
+
+/* One instruction, so an interrupt that bumps the same counter (its own
+ * fast path) can never land between our read and our write. */
+static __always_inline void pcs_stat_inc(unsigned long *counter)
+{
+#ifndef HOST_TEST
+	__asm__ __volatile__("incq %0" : "+m"(*counter));
+#else
+	(*counter)++;
+#endif
+}
+
+#ifndef HOST_TEST
 static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 {
-	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
+	struct slab_sheaf *main;
+	unsigned long size;
+	void *object;
+
+	/* size = main->size; if (!size) slow; object = objects[size - 1];
+	 * commit: main->size-- (one read-modify-write). */
+	__asm__ __volatile__ goto(
+		"1:	cmpb $0, %c[lock](%[pcs])\n\t"
+		"jne %l[slow]\n\t"
+		"movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"movl %c[size](%[sheaf]), %k[n]\n\t"
+		"testl %k[n], %k[n]\n\t"
+		"jz %l[slow]\n\t"
+		"movq %c[objs]-8(%[sheaf], %[n], 8), %[obj]\n\t"
+		"decl %c[size](%[sheaf])\n"
+		"2:\n\t"
+		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_INSNS)
+		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
+		: [pcs] "r"(pcs),
+		  [lock] "i"(offsetof(struct slub_percpu_sheaves, lock)),
+		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		  [size] "i"(offsetof(struct slab_sheaf, size)),
+		  [objs] "i"(offsetof(struct slab_sheaf, objects))
+		: "cc", "memory"
+		: slow);
+	/* A sheaf holds only objects of its cache, never NULL (mm_check.c
+	 * matches every one against the slabs): tell the compiler, so a
+	 * caller's "did the fast path work?" test costs nothing. */
+	if (!object)
+		__builtin_unreachable();
+	pcs_stat_inc(&pcs->alloc_pcs);
+	kasan_slab_alloc(s, object);
+	return object;
+slow:
+	return NULL;
+}
+#else
+static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
+{
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
 	struct slab_sheaf *main;
 	void *object;
 
@@ -275,44 +349,67 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 		return NULL;
 	}
 	object = main->objects[--main->size];
-	pcs->alloc_pcs++;
+	pcs_stat_inc(&pcs->alloc_pcs);
 	local_unlock(&pcs->lock);
 	kasan_slab_alloc(s, object);
 	return object;
 }
+#endif
 
 /*
- * Is object at the start of an object's stride in slab?  The free fast
+ * Is object at the start of an object's stride in its slab?  The free fast
  * paths ask, so that kfree(p + 8) is refused (it would go into a sheaf and
- * come back from the next kmalloc()).  The offset in the slab comes from
- * the two struct pages (64 bytes each: a shift), and divisibility by the
- * stride from one multiplication: for a 32-bit n and c = 1 + (2^64 - 1) / d,
- * d divides n exactly when n * c (mod 2^64) < c (Lemire, Kaser and Kurz,
- * "Faster remainder by direct computation", 2019).  About eight
- * instructions, no division.  The unused tail after the last object
- * starts at a multiple of the stride too (objects * size), so the offset
+ * come back from the next kmalloc()).  page is any page of the slab (every
+ * one holds the slab's first byte in slab_start), so the offset is one
+ * subtraction; divisibility by the stride is one multiplication: for a
+ * 32-bit n and c = 1 + (2^64 - 1) / d, d divides n exactly when
+ * n * c (mod 2^64) < c (Lemire, Kaser and Kurz, "Faster remainder by
+ * direct computation", 2019).  The unused tail after the last object
+ * starts at a multiple of the stride too (objects_bytes), so the offset
  * must also lie below it: the tail is shorter than a stride
  * (calculate_order() refuses a cache otherwise), so a pointer that passes
- * both is an object's first byte.
+ * both is an object's first byte.  The first test also keeps the offset
+ * below 2^32, as the division trick needs.
  */
 static __always_inline bool stride_divides(const struct kmem_cache *s,
-					   u32 offset)
+					   unsigned long offset)
 {
-	return (unsigned long)offset * s->stride_divisor < s->stride_divisor;
+	return offset * s->stride_divisor < s->stride_divisor;
 }
 
 static __always_inline bool slab_object_start(const struct kmem_cache *s,
-					      const struct page *slab,
+					      const struct page *page,
 					      const void *object)
 {
-	/* The same conversion as virt_to_slab(), so the compiler shares it. */
-	unsigned long pages = (unsigned long)
-		(pfn_to_page(__pa_direct(object) >> PAGE_SHIFT) - slab);
+	unsigned long offset = (unsigned long)object - page->slab_start;
 
-	u32 offset = (u32)((pages << PAGE_SHIFT) |
-			   ((unsigned long)object & (PAGE_SIZE - 1)));
+	return offset < s->objects_bytes && stride_divides(s, offset);
+}
 
-	return offset < s->objects * s->size && stride_divides(s, offset);
+/*
+ * For kfree() and kfree_nolock(): the cache of object when it is an
+ * object's first byte in a slab, else NULL (NULL, ZERO_SIZE_PTR, large
+ * kmalloc blocks, pointers into an object or outside the memmap), and the
+ * caller takes its full path, which tells those apart.  The page it lies
+ * in names its cache directly (setup_slab() writes it in every page).
+ */
+static __always_inline struct kmem_cache *slab_fast_free_cache(
+	const void *object)
+{
+	struct page *page;
+	struct kmem_cache *s;
+
+	if (unlikely(!virt_covered(object)))
+		return NULL;
+	page = virt_to_page_covered(object);
+	/* A plain read: a page changes PG_slab only while no object of it
+	 * is out, so a valid free never races with the change. */
+	if (unlikely(!(page->flags & PG_slab)))
+		return NULL;
+	s = page->slab_cache;
+	if (unlikely(!slab_object_start(s, page, object)))
+		return NULL;
+	return s;
 }
 
 /* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
@@ -323,9 +420,46 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 	return __pcs_alloc_fast(s);
 }
 
+#ifndef HOST_TEST
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 {
-	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[smp_processor_id()];
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
+	struct slab_sheaf *main;
+	unsigned long size;
+
+	kasan_slab_free(s, object);
+	/* size = main->size; if (size >= capacity) slow;
+	 * objects[size] = object (a free slot: rule 3 of rseq.h);
+	 * commit: main->size++ (one read-modify-write). */
+	__asm__ __volatile__ goto(
+		"1:	cmpb $0, %c[lock](%[pcs])\n\t"
+		"jne %l[slow]\n\t"
+		"movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"movl %c[size](%[sheaf]), %k[n]\n\t"
+		"cmpl %c[cap](%[sheaf]), %k[n]\n\t"
+		"jae %l[slow]\n\t"
+		"movq %[obj], %c[objs](%[sheaf], %[n], 8)\n\t"
+		"incl %c[size](%[sheaf])\n"
+		"2:\n\t"
+		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_PUSH_INSNS)
+		: [sheaf] "=&r"(main), [n] "=&r"(size)
+		: [pcs] "r"(pcs), [obj] "r"(object),
+		  [lock] "i"(offsetof(struct slub_percpu_sheaves, lock)),
+		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		  [size] "i"(offsetof(struct slab_sheaf, size)),
+		  [cap] "i"(offsetof(struct slab_sheaf, capacity)),
+		  [objs] "i"(offsetof(struct slab_sheaf, objects))
+		: "cc", "memory"
+		: slow);
+	pcs_stat_inc(&pcs->free_pcs);
+	return true;
+slow:
+	return false;
+}
+#else
+static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
+{
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
 	struct slab_sheaf *main;
 
 	if (unlikely(!local_trylock(&pcs->lock)))
@@ -338,10 +472,11 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 	}
 	kasan_slab_free(s, object);
 	main->objects[main->size++] = object;
-	pcs->free_pcs++;
+	pcs_stat_inc(&pcs->free_pcs);
 	local_unlock(&pcs->lock);
 	return true;
 }
+#endif
 
 /*
  * The hardened free pointer (slab.c; the tests decode it too).  A free

@@ -23,9 +23,17 @@
  * Vectors 32..255
  * go to handlers installed with set_irq_handler(), inside an irq_nesting
  * count behind in_irq().
+ *
+ * Before an NMI or an IRQ handler runs, rseq_ip_fixup() sends an
+ * interrupted restartable sequence (include/rseq.h: the sheaf fast paths)
+ * back to its start, so the handler may use this CPU's sheaves freely.
+ * #DB leaves that to its handler: a tracer that restarted the sequence at
+ * every step would never see it finish (singlestep_test.c calls it when
+ * it runs allocator code there).  Every other exception is fatal.
  */
 #include <kernel.h>
 #include <printk.h>
+#include <rseq.h>
 #include <smp.h>
 #include "interrupts.h"
 #include "cpu.h"
@@ -187,6 +195,7 @@ void interrupt_dispatch(struct pt_regs *regs)
 	if (vec == VEC_NMI) {
 		void (*entry)(struct pt_regs *) = READ_ONCE(nmi_entry_handler);
 
+		rseq_ip_fixup(regs);
 		if (entry)
 			entry(regs);
 		else
@@ -203,6 +212,7 @@ void interrupt_dispatch(struct pt_regs *regs)
 		die(regs);
 	if (!irq_handlers[vec])
 		die(regs);
+	rseq_ip_fixup(regs);
 	pc->irq_nesting++;
 	irq_handlers[vec](regs);
 	pc->irq_nesting--;

@@ -8,7 +8,8 @@
  *   single_kmalloc_pair     kmalloc()+kfree() pairs (the kmalloc caches have
  *                           sheaves), and the same pair on a private cache
  *                           with sheaves and with sheaf_capacity = 0;
- *                           param = object size (64, 256)
+ *                           param = object size (64, 256); variant loop
+ *                           is the benchmark loop alone (loop_pairs())
  *   single_batch_in_order   allocate N objects of 64 bytes, then free them
  *   single_batch_shuffled   in allocation order / in a shuffled order (the
  *                           pattern Linux evaluated sheaves with);
@@ -157,6 +158,39 @@ static void kmalloc_pairs(void *arg)
 	}
 }
 
+/*
+ * The benchmark loop alone: kmalloc_pairs() with two stand-ins that only
+ * return.  They are written in assembly, so the compiler knows nothing of
+ * them and calls them exactly as it calls kmalloc() and kfree(), with
+ * either compiler.  Their bodies are 3 instructions (loop_alloc: mov,
+ * ret; loop_free: ret), so the pair's own cost, the two functions' ret
+ * included, is  kmalloc row - loop row + 3.
+ */
+void *bench_loop_alloc(size_t size, gfp_t gfp);
+void bench_loop_free(const void *p);
+__asm__(".pushsection .text\n"
+	".globl bench_loop_alloc\n"
+	"bench_loop_alloc:\n\t"
+	"movq %rdi, %rax\n\t"
+	"ret\n"
+	".globl bench_loop_free\n"
+	"bench_loop_free:\n\t"
+	"ret\n"
+	".popsection");
+
+static void loop_pairs(void *arg)
+{
+	struct slab_job *job = arg;
+	unsigned int i;
+
+	for (i = 0; i < PAIR_OPS; i++) {
+		void *p = bench_loop_alloc(job->size, GFP_KERNEL);
+
+		keep(p);
+		bench_loop_free(p);
+	}
+}
+
 static void cache_pairs(void *arg)
 {
 	struct slab_job *job = arg;
@@ -233,6 +267,9 @@ static void run_kmalloc_pair(void)
 
 		bench_measure(kmalloc_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
 		bench_report("single_kmalloc_pair", "kmalloc", pair_sizes[i],
+			     PAIR_OPS, &st);
+		bench_measure(loop_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
+		bench_report("single_kmalloc_pair", "loop", pair_sizes[i],
 			     PAIR_OPS, &st);
 		job.s = cache_on[i];
 		bench_measure(cache_pairs, &job, PAIR_OPS, BENCH_REPS, &st);

@@ -640,7 +640,8 @@ static void shrink_while_a_fast_path_holds_the_lock(struct kunit *test)
 	KUNIT_ASSERT_GT(test, nr_cpu_ids, 1);
 	smp_call_function_single(victim, fill_sheaves_here, &c, true);
 	KUNIT_ASSERT_PTR_NE(test, pcs->main, &bootstrap_sheaf);
-	/* The victim is inside pcs_alloc_fast(): flag set, IRQs on. */
+	/* The victim holds the flag with IRQs on, as the host build's
+	 * pcs_alloc_fast() does (the kernel's only reads it: rseq.h). */
 	KUNIT_ASSERT_TRUE(test, local_trylock(&pcs->lock));
 	busy_cache = c.s;
 	busy_hits = 0;
@@ -683,8 +684,9 @@ struct busy_flush {
 };
 
 /*
- * The victim takes its flag exactly as pcs_alloc_fast() does (IRQs on)
- * and keeps it until the shrink's IPI has found it taken (the busy count
+ * The victim takes its flag with IRQs on (as the host build's
+ * pcs_alloc_fast() does; the kernel's is a restartable sequence that only
+ * reads it) and keeps it until the shrink's IPI has found it taken (the busy count
  * moves) or the shrink is over, whichever comes first: the old code WARNed
  * and gave up at once, the new one asks again after the victim let go.
  */

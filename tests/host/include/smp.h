@@ -18,6 +18,11 @@ extern __thread unsigned int host_irq_nesting;
 extern unsigned int nr_cpu_ids;
 
 static inline unsigned int smp_processor_id(void) { return host_cpu_id; }
+#define SMP_LINE_SIZE 64
+static inline void *this_cpu_line(void *array)
+{
+	return (char *)array + (unsigned long)host_cpu_id * SMP_LINE_SIZE;
+}
 static inline bool in_nmi(void) { return host_nmi_nesting != 0; }
 static inline bool in_irq(void) { return host_irq_nesting != 0; }
 static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
