@@ -389,7 +389,7 @@ bench: $(KERNEL)
 # callgrind.  Writes build/bench/host.csv and host.md.
 BENCH_HOST := $(BUILD)/bench-host
 BENCH_HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
-BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) kernel/spinlock.c \
+BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) kernel/spinlock.c kernel/kunit.c \
 	tests/host/host_support.c
 BENCH_HOST_SLAB_OBJS := $(patsubst %.c,$(BENCH_HOST)/obj/%.o,$(BENCH_HOST_SLAB_SRCS))
 BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc mimalloc slab)
@@ -419,6 +419,10 @@ $(BENCH_HOST)/bench_host_slab: bench/host/bench_host.c \
 	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DHOST_TEST -DALLOC_SLAB \
 		-Itests/host/include -Iinclude -I. $< $(BENCH_HOST_SLAB_OBJS) \
 		-o $@ -lpthread
+
+# make test links the host benchmark's build of mm/ too: a change that
+# breaks only that link (a new dependency of mm/) is seen at once.
+test: $(BENCH_HOST)/bench_host_slab
 
 bench-host:
 	@CC="$(CC)" scripts/ensure-deps.sh libjemalloc-dev libmimalloc-dev \
