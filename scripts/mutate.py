@@ -107,15 +107,18 @@ def load_mutants(path=MUTANTS):
     return mutants
 
 
-def function_span(text, name):
-    """(start, end) offsets of the definition of function `name`: from its
-    definition line to the next line that is just "}"."""
+def function_spans(text, name):
+    """(start, end) offsets of each definition of function `name`: from its
+    definition line to the next line that is just "}".  More than one means
+    #if variants (the kernel's and the host's): a mutant must then name its
+    text without function=, or it may land in code the host never runs."""
     pat = re.compile(r"^[A-Za-z_].*\b%s\([^;]*$" % re.escape(name), re.M)
+    spans = []
     for m in pat.finditer(text):
         end = text.find("\n}\n", m.start())
         if end >= 0:
-            return m.start(), end + 3
-    return None
+            spans.append((m.start(), end + 3))
+    return spans
 
 
 def apply_mutant(text, m):
@@ -123,11 +126,16 @@ def apply_mutant(text, m):
     lo, hi = 0, len(text)
     where = m["file"]
     if m["function"]:
-        span = function_span(text, m["function"])
-        if not span:
+        spans = function_spans(text, m["function"])
+        if not spans:
             raise MutantError("[%s]: no function %s() in %s" % (
                 m["id"], m["function"], m["file"]))
-        lo, hi = span
+        if len(spans) > 1:
+            raise MutantError("[%s]: %s() is defined %d times in %s (#if "
+                              "variants?): name the text without function="
+                              % (m["id"], m["function"], len(spans),
+                                 m["file"]))
+        lo, hi = spans[0]
         where = "%s() in %s" % (m["function"], m["file"])
     n = text.count(m["find"], lo, hi)
     if n != 1:
