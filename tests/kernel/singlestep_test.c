@@ -1291,6 +1291,84 @@ static void singlestep_rseq(struct kunit *test)
 }
 
 /*
+ * The sweeps above call rseq_ip_fixup() from the #DB handler themselves,
+ * so they would pass with the interrupt entry's call gone.  Here a real
+ * IRQ lands before each instruction of kmalloc()'s pop: the #DB handler
+ * sends a self-IPI and returns; IF is clear in it (an interrupt gate), so
+ * the IRQ is taken right after its IRETQ, before the instruction at RIP,
+ * and only interrupt_dispatch() can send the sequence back.  The IRQ
+ * handler kmalloc()s from the same class: it pops the object the
+ * interrupted pop has read (or is about to), so a pop that resumed where
+ * it stopped would hand that object out a second time.
+ */
+#define REAL_ENTRY_VECTOR  0x41   /* unused by the kernel (apic.h) */
+#define REAL_ENTRY_SIZE    64
+
+static struct {
+	unsigned int target;     /* act before this in-sequence step */
+	unsigned int seen;       /* in-sequence steps so far */
+	bool sent;               /* the self-IPI went out */
+	void *got;               /* what the IRQ's kmalloc() returned */
+} re;
+
+static void real_entry_irq(struct pt_regs *regs)
+{
+	(void)regs;
+	apic_eoi();
+	re.got = kmalloc(REAL_ENTRY_SIZE, GFP_ATOMIC);
+}
+
+static void real_entry_db(struct pt_regs *regs)
+{
+	write_dr6(DR6_RESET);
+	if (!rseq_find(regs->rip) || re.seen++ != re.target)
+		return;
+	regs->rflags &= ~RFLAGS_TF;
+	if (!(regs->rflags & RFLAGS_IF))
+		return;
+	apic_send_self_ipi(REAL_ENTRY_VECTOR);
+	re.sent = true;
+}
+
+static void singlestep_real_irq_entry(struct kunit *test)
+{
+	void (*saved_db)(struct pt_regs *) = debug_exception_handler;
+	irq_handler_t saved_irq = get_irq_handler(REAL_ENTRY_VECTOR);
+	unsigned int k, sent = 0;
+
+	set_irq_handler(REAL_ENTRY_VECTOR, real_entry_irq);
+	debug_exception_handler = real_entry_db;
+	for (k = 0; k < 8; k++) {
+		void *a = kmalloc(REAL_ENTRY_SIZE, GFP_KERNEL);
+		void *b = kmalloc(REAL_ENTRY_SIZE, GFP_KERNEL);
+		void *r;
+
+		/* Two objects on top of main, so the pop takes the fast path. */
+		kfree(b);
+		kfree(a);
+		memset(&re, 0, sizeof(re));
+		re.target = k;
+		trace_flag_set();
+		r = kmalloc(REAL_ENTRY_SIZE, GFP_KERNEL);
+		trace_flag_clear();
+		sent += re.sent;
+		KUNIT_EXPECT_NOT_NULL(test, r);
+		if (re.sent) {
+			KUNIT_EXPECT_NOT_NULL(test, re.got);
+			if (r == re.got)
+				KUNIT_FAIL(test, "an IRQ before in-sequence step %u: kmalloc() and the IRQ both got %p",
+					   k, r);
+		}
+		kfree(r);
+		if (re.got && re.got != r)
+			kfree(re.got);
+	}
+	debug_exception_handler = saved_db;
+	set_irq_handler(REAL_ENTRY_VECTOR, saved_irq);
+	KUNIT_EXPECT_EQ(test, sent, 8u);
+}
+
+/*
  * A KUNIT_ASSERT that fails in the #DB handler must record the failure and
  * return, as in an NMI or an IRQ handler: a longjmp() out of it would skip
  * the IRETQ, leaving IRQs off (the CPU cleared IF on entry) and the
@@ -1365,6 +1443,7 @@ static struct kunit_case singlestep_cases[] = {
 	KUNIT_CASE(singlestep_irq),
 	KUNIT_CASE(singlestep_flush),
 	KUNIT_CASE(singlestep_rseq),
+	KUNIT_CASE(singlestep_real_irq_entry),
 	KUNIT_CASE(kunit_assert_in_the_db_handler_does_not_leave_it),
 	{}
 };
