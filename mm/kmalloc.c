@@ -435,7 +435,8 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		return NULL;
 	}
 	idx = kmalloc_index(size);
-	/* The inline fast path first: it only tries the sheaf lock too. */
+	/* The inline fast path first: it never waits either (a restartable
+	 * sequence in the kernel, a tried flag on the host). */
 	object = __pcs_alloc_fast(kmalloc_caches[idx]);
 	if (likely(object)) {
 		if (unlikely(gfp & __GFP_ZERO))

@@ -805,7 +805,8 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 
 /*
  * Take the CPU's sheaves away, leaving it the bootstrap sheaf; false when
- * its sheaf lock is held (by a fast path this IPI interrupted).
+ * its sheaf lock is held (on the host, by an inline fast path this IPI
+ * interrupted; the kernel's slow paths hold it with IRQs off).
  */
 static bool pcs_detach(struct slub_percpu_sheaves *pcs,
 		       struct slab_sheaf **main, struct slab_sheaf **spare)
@@ -828,7 +829,7 @@ struct sheaf_flush {
 	struct slab_sheaf *main[NR_CPUS];
 	struct slab_sheaf *spare[NR_CPUS];
 	bool taken[NR_CPUS];    /* that CPU's sheaves are in main/spare[] */
-	bool busy[NR_CPUS];     /* its IPI landed inside a fast path */
+	bool busy[NR_CPUS];     /* its IPI found the sheaf lock held */
 };
 
 /* The flush IPI, on the CPU whose sheaves it takes (see the head comment). */
@@ -844,8 +845,9 @@ static void flush_take_this_cpu(void *info)
 
 /*
  * Ask a CPU whose IPI found it busy again, until it answers.  A lock still
- * held after SHEAF_FLUSH_MAX_TRIES answers was never released (a fast path
- * cannot hold it that long): a bug, warned about, and that CPU is left.
+ * held after SHEAF_FLUSH_MAX_TRIES answers was never released (the host's
+ * fast path cannot hold it that long): a bug, warned about, and that CPU
+ * is left.
  */
 #define SHEAF_FLUSH_MAX_TRIES 100000
 
@@ -907,7 +909,7 @@ static void barn_shrink(struct kmem_cache *s)
 
 /*
  * Task context, IRQs on (on_each_cpu()).  One IPI to every online CPU takes
- * its sheaves; a CPU that was inside a fast path is asked again until it
+ * its sheaves; a CPU whose sheaf lock was held is asked again until it
  * answers; then every sheaf taken is flushed here, and the barn emptied.
  */
 void flush_all_sheaves(struct kmem_cache *s)

@@ -86,8 +86,9 @@
  * every cache without sheaves.  Only
  * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
  * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
- * where no allocator spinlock of this CPU can be held; the sheaf lock can
- * (the inline fast paths hold it with IRQs on), and is only tried.
+ * where no allocator spinlock of this CPU can be held; the sheaf lock is
+ * only tried (on the host the inline fast paths hold it with IRQs on; in
+ * the kernel they are restartable sequences and take no lock).
  * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
  * first, so no object of a cache outlives it there.
  */

@@ -166,6 +166,11 @@ struct kmem_cache {
 };
 
 BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SMP_LINE_SIZE);
+/* The restartable sequences below test the lock flag with cmpb and the
+ * sheaf's size against its capacity with 32-bit instructions. */
+BUILD_BUG_ON(sizeof(((struct slub_percpu_sheaves *)0)->lock) != 1);
+BUILD_BUG_ON(sizeof(((struct slab_sheaf *)0)->size) != 4);
+BUILD_BUG_ON(sizeof(((struct slab_sheaf *)0)->capacity) != 4);
 
 /* This CPU's sheaves of s: one add from GS (this_cpu_line()). */
 static __always_inline struct slub_percpu_sheaves *

@@ -539,9 +539,10 @@ static bool allocator_lock_held(void)
 }
 
 /*
- * Does this CPU hold a sheaf lock (an inline fast path, IRQs on)?  A flush
- * IPI landing there finds it busy and must be sent again once the fast
- * path has finished, so the flushing CPU waits for this one; the host,
+ * Does this CPU hold a sheaf lock (on the host: an inline fast path, IRQs
+ * on; the kernel's fast paths are restartable sequences)?  A flush IPI
+ * landing there finds it busy and must be sent again once the fast path
+ * has finished, so the flushing CPU waits for this one; the host,
  * one thread, cannot run a CPU that waits for the thread it interrupted.
  * There the IPI is not searched (the kernel's singlestep suite sends it at
  * every instruction of the fast paths; sheaf_test covers the retry).
