@@ -220,7 +220,8 @@ def plot(out, groups, mode):
 
 COUNTED_CPUS = (1, 2, 4, 8, 16)
 COUNTED_CHECK_CPUS = 4           # the boot done twice, for determinism
-COUNTED_OPTS = ["-icount", "shift=0,sleep=off", "-rtc", "clock=vm"]
+COUNTED_OPTS = ["-icount", "shift=0,sleep=off", "-rtc",
+                "base=2020-01-01T00:00:00,clock=vm"]
 COUNTED_LINE = re.compile(r"COUNTED window=(\d+) variant=(\S+) cpus=(\d+) "
                           r"ops=(\d+)")
 PLUGIN_LINE = re.compile(r"COUNT vcpu=(\d+) window=(\d+) insns=(\d+) "

@@ -323,6 +323,12 @@ void apic_timer_start_quantum(u32 ticks)
 	apic_write(APIC_TIMER_INIT, ticks);
 }
 
+/* No tick on this CPU until one of the start functions above. */
+void apic_timer_stop(void)
+{
+	apic_write(APIC_TIMER_INIT, 0);
+}
+
 static void ioapic_write(volatile u32 *base, u32 reg, u32 v)
 {
 	base[IOAPIC_REGSEL / 4] = reg;

@@ -20,14 +20,15 @@
  *                   COUNTED window=1 variant=sheaves cpus=4 ops=500
  *                 which bench/run_bench.py joins with the plugin's counts.
  *
- * Interleaving: under -icount QEMU runs the vCPUs in turn in one thread,
- * each until the next timer deadline (shared out among them).  With the
- * usual 100 Hz tick a turn is millions of instructions: one CPU would
+ * Interleaving: under -icount QEMU 7.2 runs the vCPUs in turn in one
+ * thread, each until the next deadline of any virtual-time timer.  With
+ * the usual 100 Hz tick a turn is millions of instructions: one CPU would
  * finish its whole loop before the next starts, and nothing would
  * contend.  So while the loops run, every CPU's APIC timer runs every
- * COUNTED_QUANTUM_TICKS (apic_timer_start_quantum()): a deadline about
- * every microsecond of virtual time, which is about 1000 instructions
- * shared by the N vCPUs.  The jobs run in IPI context with interrupts
+ * COUNTED_QUANTUM_TICKS (apic_timer_start_quantum()): each CPU's timer
+ * expires about every microsecond of virtual time (about 1000
+ * instructions at shift=0), the N timers at N phases, so a turn is at
+ * most about 1000 instructions and about 1000 / N on average.  The jobs run in IPI context with interrupts
  * off, so the tick only waits in the IRR; the usual tick is restored
  * when every CPU is done (the third barrier), before they return.
  * A PAUSE also ends a vCPU's turn in QEMU (x86 TCG lets another vCPU run),
@@ -39,6 +40,7 @@
 #include <printk.h>
 #include <slab.h>
 #include <smp.h>
+#include <watchdog.h>
 #include "../../arch/x86_64/apic.h"
 #include "../../arch/x86_64/cpu.h"
 #include "../../kernel/timekeeping.h"
@@ -47,6 +49,11 @@
 #define COUNTED_OPS           500   /* pairs per CPU in a window */
 #define COUNTED_QUANTUM_TICKS 64    /* x16 bus clocks: 1024 ns in QEMU */
 #define COUNTED_BARRIER_US    500000
+/* QEMU's round-robin kick (TCG_KICK_PERIOD): every 100 ms of virtual
+ * time from QEMU's start, which under -icount shift=0 is 100 000 000 TSC
+ * ticks (the TSC counts virtual nanoseconds there). */
+#define QEMU_KICK_PERIOD_TSC  100000000ull
+#define COUNTED_ALIGN_MARGIN  1000000ull   /* 1 ms past the kick */
 
 #define keep(p) __asm__ __volatile__("" : : "r"(p) : "memory")
 
@@ -118,9 +125,44 @@ static void counted_cpu(void *info)
 	j->ran[smp_processor_id()] = true;
 }
 
+/* Runs on every CPU, in IPI context: no tick until counted_cpu(). */
+static void counted_stop_tick(void *info)
+{
+	(void)info;
+	apic_timer_stop();
+}
+
+/*
+ * Start a counted sample at the same phase of every virtual-time timer
+ * whatever happened before (how long GRUB took varies with the host):
+ * every CPU's tick stopped (each CPU's phase comes from its boot), then
+ * just past one of QEMU's round-robin kicks, whose phase is absolute,
+ * and with the watchdog's PIT heartbeat restarted there.  A sample is far
+ * shorter than both periods, so neither lands inside it, and the turns
+ * of the vCPUs fall at the same instructions in every run.
+ */
+static void counted_align(void)
+{
+	u64 target;
+
+	on_each_cpu(counted_stop_tick, NULL, true);
+	target = (rdtsc() / QEMU_KICK_PERIOD_TSC + 1) * QEMU_KICK_PERIOD_TSC +
+		 COUNTED_ALIGN_MARGIN;
+
+	/* No PAUSE here: in QEMU each one ends the turn, and a turn per
+	 * few instructions over up to 100 ms would take seconds of host
+	 * time. */
+	while (rdtsc() < target)
+		__asm__ __volatile__("" ::: "memory");
+	watchdog_set_heartbeat_hz(0);
+}
+
 static bool counted_sample(struct kmem_cache *s, bool counted)
 {
 	unsigned int cpu;
+
+	if (counted)
+		counted_align();
 
 	counted_job.s = s;
 	counted_job.counted = counted;

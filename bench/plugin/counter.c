@@ -28,10 +28,11 @@
  * transfer" (the table is then cleared).
  *
  * Determinism: under -icount QEMU runs all vCPUs in one thread, round
- * robin, each for a number of instructions set by the next virtual-time
- * deadline; with sleep=off nothing depends on the host's clock, so the
- * counts are the same from run to run.  One thread is also why nothing
- * here takes a lock.
+ * robin, each until the next virtual-time deadline; with sleep=off and
+ * the kernel starting each sample at a fixed phase of QEMU's timers
+ * (counted_align() in bench/kernel/counted_bench.c), the counts are the
+ * same from run to run.  One thread is also why nothing here takes a
+ * lock (and why the plugin is only for -icount runs).
  *
  * At exit the plugin writes one line per vCPU and window to FILE:
  *   COUNT vcpu=0 window=1 insns=... locks=... spins=... transfers=...
@@ -122,8 +123,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 #define MAX_VCPUS    64          /* one bit each in a line's copy mask */
 #define MAX_WINDOWS  16          /* per vCPU */
 #define LINE_SHIFT   6           /* 64-byte cache lines */
-#define LINE_SLOTS   (1u << 21)  /* tracked lines: 2 M entries, 32 MiB */
+#define LINE_BITS    21
+#define LINE_SLOTS   (1u << LINE_BITS)  /* tracked lines: 2 M entries, 48 MiB */
 #define LINE_MAX_USE (LINE_SLOTS / 4 * 3)
+#define GOLDEN_RATIO_64 0x9e3779b97f4a7c15ull  /* multiplicative hashing */
 #define PAUSE_BYTE0  0xf3        /* PAUSE is F3 90 (REP NOP) */
 #define PAUSE_BYTE1  0x90
 
@@ -163,8 +166,7 @@ static struct counts *current(unsigned int v)
 static struct line *line_lookup(uint64_t line)
 {
 	uint64_t tag = line + 1;
-	uint32_t i = (uint32_t)((tag * 0x9e3779b97f4a7c15ull) >> 43) &
-		     (LINE_SLOTS - 1);
+	uint32_t i = (uint32_t)((tag * GOLDEN_RATIO_64) >> (64 - LINE_BITS));
 
 	for (;;) {
 		if (lines[i].tag == tag)
