@@ -142,6 +142,16 @@ $(ISO): $(KERNEL) scripts/mkiso.sh
 	$(call say,ISO,$@)
 	$(Q)scripts/mkiso.sh $(KERNEL) $@ "$$CMDLINE"
 
+# ---- the counting plugin ----
+# The counting plugin for QEMU (bench/plugin/counter.c): a shared object
+# for the host, no headers beyond libc (it declares QEMU 7.2's plugin API
+# itself, Debian ships no qemu-plugin.h).
+PLUGIN := $(OBJ)/plugin/counter.so
+$(PLUGIN): bench/plugin/counter.c
+	@mkdir -p $(dir $@)
+	$(call say,HOSTCC,$<)
+	$(Q)$(HOSTCC) -std=gnu11 -O2 $(WARN) -shared -fPIC -o $@ $<
+
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -350,7 +360,8 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL) \
+		$(PLUGIN)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
@@ -363,6 +374,8 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL)
 		--mutate-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$$CMDLINE"
+	@$(PYTHON) bench/run_bench.py --check-plugin --kernel $(KERNEL) \
+		--plugin $(PLUGIN) --out $(BUILD)/plugin-check
 
 # The soak (tests/harness/soak.py): SOAK_BOOTS boots, boot i with seed
 # SOAK_SEED+i and the i-th configuration of a walk over SMP 1..32, memory
@@ -377,11 +390,13 @@ soak: deps $(KERNEL)
 		--log-dir $(BUILD)/soak
 
 # Benchmarks: single-CPU rows under -icount (exact instruction counts),
-# scaling rows under multi-threaded TCG; CSV, plots and report.md in
-# build/bench/.
-bench: $(KERNEL)
+# counted scaling rows under -icount with the plugin (1..16 CPUs, exact),
+# wall-clock scaling rows under multi-threaded TCG on no more CPUs than
+# the host has cores; CSV, plots and report.md in build/bench/.
+bench: $(KERNEL) $(PLUGIN)
 	@CC="$(CC)" scripts/ensure-deps.sh gnuplot-nox
-	@$(PYTHON) bench/run_bench.py --kernel $(KERNEL) --out $(BUILD)/bench
+	@$(PYTHON) bench/run_bench.py --kernel $(KERNEL) --plugin $(PLUGIN) \
+		--out $(BUILD)/bench
 
 # Host benchmark: the same batch patterns against the mm/ slab code built
 # for the host (-O2, no sanitizers), glibc malloc, jemalloc and mimalloc;

@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """run_bench.py - boot the benchmark kernel, collect the table, draw plots.
 
-  run_bench.py --kernel build/gcc/kernel.elf [--out build/bench] [--cpus 4]
+  run_bench.py --kernel build/gcc/kernel.elf [--out build/bench]
+               [--plugin build/gcc/plugin/counter.so] [--cpus N]
 
-Two boots of the same kernel:
+Boots of the same kernel:
   1. single-CPU groups (`bench=single_*`) under `-accel tcg -icount shift=0`:
      the TSC counts guest instructions, so every figure is an exact,
      repeatable instruction count;
-  2. multi-CPU groups (`bench=scaling_*`) under multi-threaded TCG with
-     --cpus CPUs: the TSC follows the wall clock, figures are cycles and
-     noisy, so the spread (p10..p90) is reported with the median.
+  2. counted scaling (`bench=counted_*`), one boot per CPU count in
+     COUNTED_CPUS, under `-icount shift=0,sleep=off` with the counting
+     plugin (bench/plugin/counter.c): instructions, lock acquisitions,
+     spin iterations and cache-line transfers per operation, exact; one
+     boot is done twice and the two plugin outputs compared;
+  3. wall-clock scaling (`bench=scaling_*`) under multi-threaded TCG with
+     --cpus CPUs, by default no more than the host has cores: the TSC
+     follows the wall clock, figures are cycles and noisy, so the spread
+     (p10..p90) is reported with the median.
 Each BENCH row of the serial log goes into build/bench/<group>.csv; the
 report (build/bench/report.md, also printed) names the accelerator, the
 mode, the CPU model and the number of CPUs.  Plots: gnuplot, when there
@@ -22,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "harness"))
@@ -208,23 +216,269 @@ def plot(out, groups, mode):
     return made
 
 
+# ---- counted scaling: the plugin's figures ----
+
+COUNTED_CPUS = (1, 2, 4, 8, 16)
+COUNTED_CHECK_CPUS = 4           # the boot done twice, for determinism
+COUNTED_OPTS = ["-icount", "shift=0,sleep=off", "-rtc",
+                "base=2020-01-01T00:00:00,clock=vm"]
+COUNTED_LINE = re.compile(r"COUNTED window=(\d+) variant=(\S+) cpus=(\d+) "
+                          r"ops=(\d+)")
+PLUGIN_LINE = re.compile(r"COUNT vcpu=(\d+) window=(\d+) insns=(\d+) "
+                         r"locks=(\d+) spins=(\d+) transfers=(\d+)")
+METRICS = ("insns", "locks", "spins", "transfers")
+COUNTED_FIELDS = ["cpus", "variant", "ops_per_cpu", "insns_per_op",
+                  "locks_per_op", "spins_per_op", "transfers_per_op",
+                  "insns_min_cpu", "insns_max_cpu"]
+
+
+def kernel_symbols(kernel, names):
+    """Addresses of the named symbols, from `nm`."""
+    r = subprocess.run(["nm", kernel], capture_output=True, text=True,
+                       check=True)
+    found = {}
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in names:
+            found[parts[2]] = int(parts[0], 16)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise SystemExit("bench: %s has no symbol %s" % (
+            kernel, ", ".join(missing)))
+    return found
+
+
+def counted_boot(kernel, plugin, cpus, out, tag, timeout):
+    """One boot under the plugin; (windows, counts) or None.  windows:
+    {window: (variant, ops per CPU)} from the kernel's COUNTED lines;
+    counts: {window: {vcpu: {metric: n}}} from the plugin."""
+    sym = kernel_symbols(kernel, ("bench_count_begin", "bench_count_end",
+                                  "spin_lock"))
+    counts_path = os.path.join(out, "counted-%d%s.txt" % (cpus, tag))
+    log_path = os.path.join(out, "counted-%d%s.log" % (cpus, tag))
+    if os.path.exists(counts_path):
+        os.remove(counts_path)
+    opts = COUNTED_OPTS + [
+        "-plugin", "%s,begin=%#x,end=%#x,lock=%#x,out=%s" % (
+            os.path.abspath(plugin), sym["bench_count_begin"],
+            sym["bench_count_end"], sym["spin_lock"],
+            os.path.abspath(counts_path))]
+    if boot(kernel, cpus, "bench=counted_*", opts, log_path,
+            timeout) is None or not os.path.exists(counts_path):
+        return None
+    windows, counts = {}, {}
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            m = COUNTED_LINE.search(line)
+            if m:
+                windows[int(m.group(1))] = (m.group(2), int(m.group(4)))
+    with open(counts_path) as f:
+        raw = f.read()
+    for m in PLUGIN_LINE.finditer(raw):
+        v, w = int(m.group(1)), int(m.group(2))
+        counts.setdefault(w, {})[v] = dict(
+            zip(METRICS, (int(x) for x in m.group(3, 4, 5, 6))))
+    return windows, counts, raw
+
+
+def counted_rows(cpus, windows, counts):
+    """Per window: the sums over every vCPU divided by all operations."""
+    rows = []
+    for w in sorted(windows):
+        variant, ops = windows[w]
+        per_cpu = counts.get(w, {})
+        if len(per_cpu) != cpus:
+            print("bench: counted window %d on %d CPUs: plugin saw %d" % (
+                w, cpus, len(per_cpu)))
+            continue
+        total_ops = ops * cpus
+        row = {"cpus": cpus, "variant": variant, "ops_per_cpu": ops}
+        for m in METRICS:
+            row[m + "_per_op"] = "%.2f" % (
+                sum(c[m] for c in per_cpu.values()) / total_ops)
+        insns = [c["insns"] / ops for c in per_cpu.values()]
+        row["insns_min_cpu"] = "%.2f" % min(insns)
+        row["insns_max_cpu"] = "%.2f" % max(insns)
+        rows.append(row)
+    return rows
+
+
+def counted_table(rows):
+    lines = ["### Counted scaling (exact, QEMU plugin)", "",
+             "_TCG, -icount shift=0,sleep=off, one boot per CPU count; "
+             "64-byte kmem_cache_alloc()+kmem_cache_free() pairs on every "
+             "CPU at once; figures per pair, averaged over the CPUs_", "",
+             "| CPUs | variant | instructions | spin_lock() | spins "
+             "(PAUSE) | line transfers | instructions, min..max CPU |",
+             "|---:|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s .. %s |" % (
+            r["cpus"], r["variant"], r["insns_per_op"], r["locks_per_op"],
+            r["spins_per_op"], r["transfers_per_op"], r["insns_min_cpu"],
+            r["insns_max_cpu"]))
+    return "\n".join(lines) + "\n"
+
+
+def counted_plots(out, rows):
+    """Instructions per pair, and locks/spins/transfers per pair, against
+    the CPU count, both variants."""
+    if not shutil.which("gnuplot") or not rows:
+        return []
+    variants = []
+    for r in rows:
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    dat = os.path.join(out, "counted.dat")
+    with open(dat, "w") as f:
+        for v in variants:
+            f.write('"%s"\n' % v)
+            for r in rows:
+                if r["variant"] == v:
+                    f.write("%s %s %s %s %s\n" % (
+                        r["cpus"], r["insns_per_op"], r["locks_per_op"],
+                        r["spins_per_op"], r["transfers_per_op"]))
+            f.write("\n\n")
+    xtics = ", ".join(str(n) for n in sorted(set(r["cpus"] for r in rows)))
+    made = []
+    charts = [
+        ("counted_instructions", "guest instructions per pair (exact)",
+         ["2:instructions"]),
+        ("counted_sharing", "per pair (exact)",
+         ["3:spin_lock() calls", "4:spin iterations (PAUSE)",
+          "5:cache-line transfers"]),
+    ]
+    for name, ylabel, cols in charts:
+        png = os.path.join(out, name + ".png")
+        plots = []
+        for i, v in enumerate(variants):
+            for c in cols:
+                col, what = c.split(":", 1)
+                plots.append('"%s" index %d using 1:%s with linespoints '
+                             'title "%s, %s"' % (dat, i, col, v, what))
+        script = (
+            'set terminal pngcairo size 900,540 noenhanced\n'
+            'set output "%s"\nset title "%s (QEMU plugin, -icount)"\n'
+            'set xlabel "CPUs"\nset ylabel "%s"\nset logscale x 2\n'
+            'set xrange [0.8:20]\n'
+            'set xtics (%s)\nset yrange [0:*]\nset key outside right\n'
+            'set grid\nplot %s\n' % (png, name, ylabel, xtics,
+                                     ", ".join(plots)))
+        r = subprocess.run(["gnuplot"], input=script.encode(),
+                           capture_output=True)
+        if r.returncode == 0:
+            made.append(png)
+        else:
+            print("bench: gnuplot failed for %s: %s" % (
+                name, r.stderr.decode()[:200]))
+    return made
+
+
+def counted_section(kernel, plugin, out, timeout):
+    """Every CPU count of COUNTED_CPUS, and the determinism check: the
+    boots run side by side, one per host core (each QEMU under -icount is
+    one thread; the counts do not depend on the host)."""
+    jobs = [(n, "") for n in COUNTED_CPUS] + [(COUNTED_CHECK_CPUS, "-again")]
+    # One ISO for every boot, made before they start side by side.
+    boottest.build_iso(kernel, "bench=counted_*", out)
+    with ThreadPoolExecutor(max_workers=boottest.host_cpus()) as pool:
+        results = list(pool.map(
+            lambda j: counted_boot(kernel, plugin, j[0], out, j[1], timeout),
+            jobs))
+    rows, ok = [], True
+    for (n, tag), res in zip(jobs, results):
+        if res is None:
+            print("bench: counted boot on %d CPUs failed" % n)
+            ok = False
+        elif not tag:
+            rows += counted_rows(n, res[0], res[1])
+    with open(os.path.join(out, "counted.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COUNTED_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    text = [counted_table(rows)]
+    first = results[COUNTED_CPUS.index(COUNTED_CHECK_CPUS)]
+    again = results[-1]
+    if first and again:
+        same = first[2] == again[2]
+        text.append("Determinism: the %d-CPU boot was done twice; the "
+                    "plugin's raw counts (%d lines) are %s.\n" % (
+                        COUNTED_CHECK_CPUS, first[2].count("\n"),
+                        "**identical**" if same else "**different**"))
+        ok = ok and same
+    for png in counted_plots(out, rows):
+        text.append("![%s](%s)\n" % (os.path.basename(png),
+                                     os.path.basename(png)))
+    return "\n".join(text), ok
+
+
+def check_plugin(kernel, plugin, out, timeout):
+    """For `make test`: the plugin loads, counts, and counts the same twice
+    (two 2-CPU boots side by side).  0 when all of that holds."""
+    cpus = 2
+    boottest.build_iso(kernel, "bench=counted_*", out)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(
+            lambda tag: counted_boot(kernel, plugin, cpus, out, tag, timeout),
+            ("-a", "-b")))
+    checks = []
+    checks.append(("boots and plugin output", all(runs)))
+    if all(runs):
+        rows = counted_rows(cpus, runs[0][0], runs[0][1])
+        by = {r["variant"]: r for r in rows}
+        checks.append(("counts something",
+                       "sheaves" in by and float(by["sheaves"]
+                                                 ["insns_per_op"]) > 0))
+        checks.append(("no_sheaves takes the lock twice a pair",
+                       "no_sheaves" in by and
+                       by["no_sheaves"]["locks_per_op"] == "2.00"))
+        checks.append(("two runs identical", runs[0][2] == runs[1][2]))
+    failed = 0
+    for i, (name, ok) in enumerate(checks, 1):
+        print("%s %d plugin: %s" % ("ok" if ok else "not ok", i, name))
+        failed += not ok
+    print("plugin check: %d passed, %d failed (logs in %s)" % (
+        len(checks) - failed, failed, out))
+    return 1 if failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--out", default="build/bench")
-    ap.add_argument("--cpus", type=int, default=4)
+    ap.add_argument("--cpus", type=int, default=None,
+                    help="CPUs of the wall-clock run (default: the host's "
+                    "cores, at most 4)")
+    ap.add_argument("--plugin", help="counter.so; without it no counted "
+                    "rows")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--check-plugin", action="store_true",
+                    help="only the quick plugin check of `make test`")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if a.check_plugin:
+        return check_plugin(a.kernel, a.plugin, a.out, a.timeout)
 
     report = ["# Benchmark report", ""]
     all_ok = True
+    # Wall clock only where every vCPU can have a host core of its own:
+    # beyond that the figures measure the host's scheduler.
+    host = boottest.host_cpus()
+    if a.cpus is None:
+        a.cpus = min(4, host)
+    if a.plugin:
+        text, ok = counted_section(a.kernel, a.plugin, a.out, a.timeout)
+        report.append(text)
+        all_ok = all_ok and ok
     runs = [
         ("Single CPU", 1, "bench=single_*", ["-icount", "shift=0"],
          "single.log", "TCG, -icount shift=0 (TSC = guest instructions), "
          "1 CPU"),
-        ("Scaling", a.cpus, "bench=scaling_*", [], "scaling.log",
-         "multi-threaded TCG (TSC = wall clock, noisy), %d CPUs" % a.cpus),
+        ("Scaling, wall clock (vCPUs <= host cores)", a.cpus,
+         "bench=scaling_*", [], "scaling.log",
+         "multi-threaded TCG (TSC = wall clock, noisy), %d CPUs on %d host "
+         "cores%s" % (a.cpus, host, "" if a.cpus <= host else
+                      ": MORE vCPUs THAN CORES, the host's scheduler shows")),
     ]
     for title, cpus, cmdline, opts, logname, mode in runs:
         log_path = os.path.join(a.out, logname)

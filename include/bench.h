@@ -51,6 +51,14 @@ void bench_report_unit(const char *group, const char *variant,
 void bench_report_value(const char *group, const char *variant,
 			unsigned long param, u64 value, const char *unit);
 
+/*
+ * Window markers for the counted benchmarks: they do nothing, but a QEMU
+ * plugin (bench/plugin/counter.c) watches their first instruction and
+ * counts what this CPU executes between the two.  Out of line on purpose.
+ */
+void bench_count_begin(void);
+void bench_count_end(void);
+
 struct bench_group {
 	const char *name;
 	void (*run)(void);

@@ -148,6 +148,8 @@ extern unsigned long apic_icr_timeouts;
 /* Timer: calibrate once (boot CPU), then start the periodic tick per CPU. */
 void apic_timer_calibrate(void);
 void apic_timer_start_periodic(void);
+void apic_timer_start_quantum(u32 ticks);
+void apic_timer_stop(void);
 
 /* I/O APIC: deliver ISA IRQ `irq` as an NMI to APIC id `dest`. */
 bool ioapic_route_isa_irq_as_nmi(unsigned int irq, u32 dest_apic_id);
