@@ -41,6 +41,16 @@ FIELDS = ["group", "variant", "param", "ops", "median", "min", "p10", "p90",
           "max", "reps", "unit"]
 
 
+
+def run_gnuplot(script, name):
+    """Run one gnuplot script; False (with a line saying why) if it failed."""
+    r = subprocess.run(["gnuplot"], input=script.encode(), capture_output=True)
+    if r.returncode != 0:
+        print("bench: gnuplot failed for %s: %s" % (name,
+                                                   r.stderr.decode()[:200]))
+    return r.returncode == 0
+
+
 def parse_rows(log_path):
     rows, machine = [], None
     with open(log_path, errors="replace") as f:
@@ -206,13 +216,8 @@ def plot(out, groups, mode):
                     yscale,
                     ", ".join(str(p) for p in params),
                     len(variants) - 1, dat))
-            r = subprocess.run(["gnuplot"], input=script.encode(),
-                               capture_output=True)
-            if r.returncode == 0:
+            if run_gnuplot(script, name):
                 made.append(png)
-            else:
-                print("bench: gnuplot failed for %s: %s" % (
-                    name, r.stderr.decode()[:200]))
     return made
 
 
@@ -363,13 +368,8 @@ def counted_plots(out, rows):
             'set xtics (%s)\nset yrange [0:*]\nset key outside right\n'
             'set grid\nplot %s\n' % (png, name, ylabel, xtics,
                                      ", ".join(plots)))
-        r = subprocess.run(["gnuplot"], input=script.encode(),
-                           capture_output=True)
-        if r.returncode == 0:
+        if run_gnuplot(script, name):
             made.append(png)
-        else:
-            print("bench: gnuplot failed for %s: %s" % (
-                name, r.stderr.decode()[:200]))
     return made
 
 
