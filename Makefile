@@ -373,9 +373,8 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL) \
 		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
 		--mutate-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
-		--log-dir $(BUILD) --cmdline "$$CMDLINE"
-	@$(PYTHON) bench/run_bench.py --check-plugin --kernel $(KERNEL) \
-		--plugin $(PLUGIN) --out $(BUILD)/plugin-check
+		--log-dir $(BUILD) --cmdline "$$CMDLINE" \
+		--plugin-check $(PLUGIN)
 
 # The soak (tests/harness/soak.py): SOAK_BOOTS boots, boot i with seed
 # SOAK_SEED+i and the i-th configuration of a walk over SMP 1..32, memory

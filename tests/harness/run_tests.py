@@ -943,6 +943,38 @@ def run_tool_checks(kernel, log_dir, tally):
     tally.add(1 if ok else 0, 0 if ok else 1)
 
 
+# The counting plugin of `make bench` (bench/plugin/counter.c): it loads,
+# counts, and counts the same twice (bench/run_bench.py --check-plugin,
+# two 2-CPU boots side by side); its checks join this run's tally.
+RUN_BENCH = os.path.join(ROOT, "bench", "run_bench.py")
+PLUGIN_CHECK_TIMEOUT = 300
+PLUGIN_SUMMARY = re.compile(r"^plugin check: (\d+) passed, (\d+) failed")
+
+
+def run_plugin_check(kernel, plugin, log_dir, tally):
+    start = time.time()
+    out_dir = os.path.join(log_dir, "plugin-check")
+    try:
+        r = subprocess.run([sys.executable, RUN_BENCH, "--check-plugin",
+                            "--kernel", kernel, "--plugin", plugin,
+                            "--out", out_dir], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT,
+                           timeout=PLUGIN_CHECK_TIMEOUT)
+        text = r.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        text = "no result within %d s" % PLUGIN_CHECK_TIMEOUT
+    m = None
+    for line in text.splitlines():
+        m = PLUGIN_SUMMARY.match(line) or m
+    passed, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 1)
+    print("%-30s %d passed, %d failed  (%.1f s)" % (
+        "bench:plugin-check", passed, failed, time.time() - start))
+    if failed:
+        for line in text.splitlines()[-12:]:
+            print("    " + line)
+    tally.add(passed, failed)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--host", action="append", default=[])
@@ -956,6 +988,7 @@ def main():
     ap.add_argument("--broken-fuzz", action="append", default=[])
     ap.add_argument("--fuzz-runs", type=int, default=FUZZ_RUNS)
     ap.add_argument("--mutate-check", action="store_true")
+    ap.add_argument("--plugin-check", metavar="PLUGIN")
     a = ap.parse_args()
     os.makedirs(a.log_dir, exist_ok=True)
     tally = Tally()
@@ -998,6 +1031,8 @@ def main():
             run_nmi_after_panic(a.broken_kernel, a.log_dir, tally)
             run_panic_during_drain(a.broken_kernel, a.log_dir, tally)
             run_printed_structure(a.broken_kernel, a.log_dir, tally)
+    if a.plugin_check:
+        run_plugin_check(a.kernel, a.plugin_check, a.log_dir, tally)
     print("total: %d passed, %d failed" % (tally.passed, tally.failed))
     return 1 if tally.failed else 0
 
