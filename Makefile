@@ -17,7 +17,7 @@
 #   make soak           SOAK_BOOTS boots over seeds, SMP 1..32, memory sizes
 #                       and machine types (pc, q35); a table of the results
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
-#   make bench-host     host benchmark: slab vs glibc, jemalloc, mimalloc
+#   make bench-host     host benchmark: slab vs glibc, jemalloc, tcmalloc, mimalloc
 #
 # CC=clang builds everything with clang instead of gcc (objects go to
 # build/clang/, so the two never mix).  EXTRA_TESTS="a.c b.c" compiles
@@ -401,12 +401,15 @@ bench: $(KERNEL) $(PLUGIN)
 # for the host (-O2, no sanitizers), glibc malloc, jemalloc and mimalloc;
 # ns/op timed, instructions/op from perf stat where it works, else
 # callgrind.  Writes build/bench/host.csv and host.md.
-BENCH_HOST := $(BUILD)/bench-host
+# Per compiler, like every other object: a gcc and a clang build must not
+# share objects (mixed, valgrind could not read the binary's debug info).
+BENCH_HOST := $(OBJ)/bench-host
 BENCH_HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
 BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) kernel/spinlock.c kernel/kunit.c \
 	tests/host/host_support.c
 BENCH_HOST_SLAB_OBJS := $(patsubst %.c,$(BENCH_HOST)/obj/%.o,$(BENCH_HOST_SLAB_SRCS))
-BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc mimalloc slab)
+BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc tcmalloc \
+	mimalloc slab)
 
 $(BENCH_HOST)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -422,6 +425,11 @@ $(BENCH_HOST)/bench_host_glibc: bench/host/bench_host.c
 $(BENCH_HOST)/bench_host_jemalloc: bench/host/bench_host.c
 	$(call say,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DALLOC_JEMALLOC $< -o $@ -ljemalloc
+
+$(BENCH_HOST)/bench_host_tcmalloc: bench/host/bench_host.c
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -DALLOC_TCMALLOC $< -o $@ \
+		-ltcmalloc_minimal
 
 $(BENCH_HOST)/bench_host_mimalloc: bench/host/bench_host.c
 	$(call say,HOSTLD,$@)
@@ -440,6 +448,7 @@ test: $(BENCH_HOST)/bench_host_slab
 
 bench-host:
 	@CC="$(CC)" scripts/ensure-deps.sh libjemalloc-dev libmimalloc-dev \
+		libgoogle-perftools-dev \
 		valgrind gnuplot-nox
 	@$(MAKE) --no-print-directory $(BENCH_HOST_BINS)
 	@$(PYTHON) bench/host/run_host.py --bin-dir $(BENCH_HOST) \

@@ -1,12 +1,13 @@
 /*
  * bench_host.c - the allocation patterns of `make bench`, run on the host
- * against one allocator per binary: glibc malloc, jemalloc, mimalloc, or
- * this kernel's slab allocator built for the host.
+ * against one allocator per binary: glibc malloc, jemalloc, tcmalloc
+ * (gperftools' tcmalloc_minimal), mimalloc, or this kernel's slab allocator
+ * built for the host.
  *
- * One binary per allocator, because jemalloc replaces malloc() for the
- * whole process once linked, and because callgrind then counts exactly one
- * allocator.  ALLOC_GLIBC / ALLOC_JEMALLOC / ALLOC_MIMALLOC / ALLOC_SLAB
- * (set by the Makefile) picks which.
+ * One binary per allocator, because jemalloc and tcmalloc replace malloc()
+ * for the whole process once linked, and because callgrind then counts
+ * exactly one allocator.  ALLOC_GLIBC / ALLOC_JEMALLOC / ALLOC_TCMALLOC /
+ * ALLOC_MIMALLOC / ALLOC_SLAB (set by the Makefile) picks which.
  *
  * Patterns (the ones Linux used to evaluate sheaves):
  *   pair      allocate 64 bytes and free it, again and again
@@ -39,6 +40,11 @@
 
 #if defined(ALLOC_JEMALLOC)
 #define ALLOC_NAME "jemalloc"
+static void *bench_alloc(size_t n) { return malloc(n); }
+static void bench_free(void *p) { free(p); }
+static void bench_setup(void) {}
+#elif defined(ALLOC_TCMALLOC)
+#define ALLOC_NAME "tcmalloc"
 static void *bench_alloc(size_t n) { return malloc(n); }
 static void bench_free(void *p) { free(p); }
 static void bench_setup(void) {}

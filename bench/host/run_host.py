@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """run_host.py - run the host benchmark binaries, timed and counted.
 
-  run_host.py --bin-dir build/bench-host --out build/bench
+  run_host.py --bin-dir build/gcc/bench-host --out build/bench
 
-For each allocator (glibc, jemalloc, mimalloc, slab = this kernel's mm/
+For each allocator (glibc, jemalloc, tcmalloc, mimalloc, slab = this kernel's mm/
 built for the host) and each pattern (pair; batch of N in order and
 shuffled, N = 1, 10, 100, 1000):
   - ns/op: the binary's own timed run (median of its repetitions);
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-ALLOCS = ["slab", "jemalloc", "mimalloc", "glibc"]
+ALLOCS = ["slab", "jemalloc", "tcmalloc", "mimalloc", "glibc"]
 PATTERNS = [("pair", 1)] + [(p, n) for n in (1, 10, 100, 1000)
                             for p in ("batch_in_order", "batch_shuffled")]
 ROW = re.compile(r"HOSTBENCH alloc=(\S+) pattern=(\S+) n=(\d+) ops=(\d+) "
@@ -76,7 +76,7 @@ def count_callgrind(binary, pattern, n):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin-dir", default="build/bench-host")
+    ap.add_argument("--bin-dir", default="build/gcc/bench-host")
     ap.add_argument("--out", default="build/bench")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
