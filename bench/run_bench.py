@@ -165,6 +165,23 @@ YLABELS = {
 }
 
 
+def write_plot_data(path, rows, columns):
+    """One gnuplot data block per variant (in the order rows first name
+    them), headed by its name, of the given columns; returns the variants."""
+    variants = []
+    for r in rows:
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    with open(path, "w") as f:
+        for v in variants:
+            f.write('"%s"\n' % v)
+            for r in rows:
+                if r["variant"] == v:
+                    f.write(" ".join(str(r[c]) for c in columns) + "\n")
+            f.write("\n\n")
+    return variants
+
+
 def plot(out, groups, mode):
     """One chart per group and unit with at least two params: the
     batch-size charts, the scaling curves (per CPU and aggregate)."""
@@ -178,24 +195,14 @@ def plot(out, groups, mode):
         units = sorted(set(r.get("unit", "tsc/op") for r in all_rs))
         for unit in units:
             rs = [r for r in all_rs if r.get("unit", "tsc/op") == unit]
-            variants = []
-            for r in rs:
-                if r["variant"] not in variants:
-                    variants.append(r["variant"])
             params = sorted(set(int(r["param"]) for r in rs))
             if len(params) < 2:
                 continue
             name = g if len(units) == 1 else "%s_%s" % (
                 g, "throughput" if unit == "Mops/s" else "per_cpu")
             dat = os.path.join(out, name + ".dat")
-            with open(dat, "w") as f:
-                for v in variants:
-                    f.write('"%s"\n' % v)
-                    for r in rs:
-                        if r["variant"] == v:
-                            f.write("%s %s %s %s\n" % (
-                                r["param"], r["median"], r["p10"], r["p90"]))
-                    f.write("\n\n")
+            variants = write_plot_data(dat, rs, ("param", "median", "p10",
+                                                 "p90"))
             png = os.path.join(out, name + ".png")
             logx = "set logscale x\n" if max(params) >= 100 else ""
             # Contended rows under TCG can be 1000x slower: log y there.
@@ -329,20 +336,10 @@ def counted_plots(out, rows):
     the CPU count, both variants."""
     if not shutil.which("gnuplot") or not rows:
         return []
-    variants = []
-    for r in rows:
-        if r["variant"] not in variants:
-            variants.append(r["variant"])
     dat = os.path.join(out, "counted.dat")
-    with open(dat, "w") as f:
-        for v in variants:
-            f.write('"%s"\n' % v)
-            for r in rows:
-                if r["variant"] == v:
-                    f.write("%s %s %s %s %s\n" % (
-                        r["cpus"], r["insns_per_op"], r["locks_per_op"],
-                        r["spins_per_op"], r["transfers_per_op"]))
-            f.write("\n\n")
+    variants = write_plot_data(dat, rows, ("cpus", "insns_per_op",
+                                           "locks_per_op", "spins_per_op",
+                                           "transfers_per_op"))
     xtics = ", ".join(str(n) for n in sorted(set(r["cpus"] for r in rows)))
     made = []
     charts = [
