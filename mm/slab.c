@@ -1149,26 +1149,39 @@ static bool calculate_order(struct kmem_cache *s)
 	       s->size;
 }
 
+/*
+ * The next cache name of slub_debug= (",a,b" after the letters): *p moves
+ * past it; false once the list is done.
+ */
+static bool slub_debug_next_name(const char **p, const char **name,
+				 size_t *len)
+{
+	const char *end;
+
+	if (!*p || !**p)
+		return false;
+	(*p)++;                         /* the comma */
+	end = strchr(*p, ',');
+	if (!end)
+		end = *p + strlen(*p);
+	*name = *p;
+	*len = (size_t)(end - *p);
+	*p = end;
+	return true;
+}
+
 static bool slub_debug_selects(const char *name)
 {
-	const char *p = slub_debug_names;
-	size_t len = strlen(name);
+	const char *p = slub_debug_names, *n;
+	size_t len;
 
 	if (!slub_debug_flags)
 		return false;
 	if (!p || !*p)
 		return true;            /* no names: every cache */
-	while (*p) {
-		const char *end;
-
-		p++;                    /* the comma */
-		end = strchr(p, ',');
-		if (!end)
-			end = p + strlen(p);
-		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
+	while (slub_debug_next_name(&p, &n, &len))
+		if (len == strlen(name) && !strncmp(n, name, len))
 			return true;
-		p = end;
-	}
 	return false;
 }
 
@@ -1198,25 +1211,20 @@ static void slub_debug_parse(const char *opt)
  */
 static void slub_debug_report_unmatched(void)
 {
-	const char *p = slub_debug_names;
+	const char *p = slub_debug_names, *name;
+	size_t len;
 
-	while (p && *p) {
-		const char *end;
+	while (slub_debug_next_name(&p, &name, &len)) {
 		struct kmem_cache *s;
 		bool found = false;
 
-		p++;                    /* the comma */
-		end = strchr(p, ',');
-		if (!end)
-			end = p + strlen(p);
 		list_for_each_entry(s, &slab_caches, list)
-			if (strlen(s->name) == (size_t)(end - p) &&
-			    !strncmp(s->name, p, (size_t)(end - p)))
+			if (strlen(s->name) == len &&
+			    !strncmp(s->name, name, len))
 				found = true;
-		if (!found && end > p)
+		if (!found && len)
 			pr_warn("slub_debug: no cache named '%.*s' yet: its checks apply only if one is created later\n",
-				(int)(end - p), p);
-		p = end;
+				(int)len, name);
 	}
 }
 
@@ -1423,12 +1431,10 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		struct page *slab = p[i] ? virt_to_slab(p[i]) : NULL;
-
-		/* In an NMI one at a time too: kmem_cache_free() takes the
-		 * any-context path there, the batch paths below spin. */
-		if (!slab || slab->slab_cache != s ||
-		    !slab_object_start(s, slab, p[i]) || in_nmi()) {
+		/* Each an object's first byte in a slab of s, as the free fast
+		 * paths ask; in an NMI one at a time too: kmem_cache_free()
+		 * takes the any-context path there, the batch paths spin. */
+		if (slab_fast_free_cache(p[i]) != s || in_nmi()) {
 			/* Something odd in the batch: one at a time. */
 			for (i = 0; i < nr; i++)
 				kmem_cache_free(s, p[i]);
