@@ -375,6 +375,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 {
 	struct kmem_cache *s;
 	size_t class_size, kept;
+	struct page *page;
 	void *n;
 
 	if (!new_size) {
@@ -383,8 +384,8 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	}
 	if (ZERO_OR_NULL_PTR(p))
 		return __kmalloc(new_size, gfp, _RET_IP_);
-	if (kmalloc_page(p) &&
-	    !kmalloc_still_owned(p, kmalloc_page(p), "krealloc()", _RET_IP_))
+	page = kmalloc_page(p);
+	if (page && !kmalloc_still_owned(p, page, "krealloc()", _RET_IP_))
 		return NULL;
 	class_size = kmalloc_class_size(p, &s);
 	/* Only the caller's bytes: never a debug cache's red zone. */

@@ -737,9 +737,10 @@ static bool free_pages_prepare(struct page *page, unsigned int order,
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
 	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
-	/* A slab's block comes back with its free objects poisoned. */
-	kasan_unpoison(page_address(page), PAGE_SIZE << order);
 	if (READ_ONCE(page_poisoning)) {
+		/* A slab's block comes back with its free objects
+		 * poisoned in the shadow: the fill writes them all. */
+		kasan_unpoison(page_address(page), PAGE_SIZE << order);
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
 	}
