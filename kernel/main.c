@@ -2,8 +2,9 @@
  * main.c - kernel_main(): the boot order, one step a line.
  *
  * entry.asm enters kernel_main() (return address 0) on the boot CPU, in
- * 64-bit mode, on the boot stack, with the temporary boot page tables.  Each step below needs
- * the ones before it; the comment says why it comes where it does.
+ * 64-bit mode, on the boot stack, with the temporary boot page tables.
+ * Each step below needs the ones before it; the comment says why it comes
+ * where it does.
  */
 #include <bench.h>
 #include <kernel.h>

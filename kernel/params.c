@@ -295,7 +295,7 @@ unsigned int params_check(const struct cmdline *cl, struct kernel_params *kp,
 		const char *key = cl->opts[i].key, *value = cl->opts[i].value;
 		const struct kernel_param *p;
 		enum kernel_param_id id;
-		struct param_state st = { .given = true, .text = value };
+		struct param_state st = { .text = value };
 
 		if (cl->opts[i].unclosed) {
 			report_unclosed(key, value, say);

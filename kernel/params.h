@@ -57,7 +57,6 @@ struct kernel_param {
 
 /* What the command line said of one option, once checked. */
 struct param_state {
-	bool given;         /* on the command line, valid or not */
 	bool valid;         /* given and within what the option allows */
 	u64 number;         /* the value: a number, a flag (0/1), a choice */
 	const char *text;   /* the value as written ("" for a bare flag) */

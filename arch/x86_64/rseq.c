@@ -4,7 +4,7 @@
  * send it back to its start.
  *
  * The table is read-only after link and short (one entry per inlined copy
- * of a sheaf fast path, about a dozen), so a linear scan is cheap and
+ * of a sheaf fast path: six in this kernel), so a linear scan is cheap and
  * needs no lock: any context may call it, NMIs included.  It runs before
  * the handler, so the handler may use this CPU's sheaves at once.
  */

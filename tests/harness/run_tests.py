@@ -141,11 +141,14 @@ class Tally:
     def __init__(self):
         self.passed = 0
         self.failed = 0
-        self.problems = []
 
     def add(self, p, f):
         self.passed += p
         self.failed += f
+
+    def check(self, ok):
+        """One check that passed or failed."""
+        self.add(1 if ok else 0, 0 if ok else 1)
 
 
 def report(label, log, reasons, log_path, detail, tally):
@@ -235,7 +238,7 @@ def run_host_check(prog, arg, expect, started, log_dir, tally):
     if not ok:
         print("    expected a failure mentioning %r; log: %s"
               % (expect, log_path))
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # Inputs a fuzzer makes after replaying its corpus unless told (make test
@@ -317,7 +320,7 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
         if not ok:
             print("    expected the model to fail and save its input; "
                   "log: " + log_path)
-        tally.add(1 if ok else 0, 0 if ok else 1)
+        tally.check(ok)
         return
     ok = r["ok"]
     print("%-30s %3d passed, %d failed  (%.1f s, %s corpus inputs + %d "
@@ -332,7 +335,7 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
         for c in crashes:
             print("    crash input: %s  (replay: %s %s)" % (c, prog, c))
         print("    log: " + log_path)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
@@ -372,7 +375,7 @@ def run_printed_structure(kernel, log_dir, tally):
               "passed, %d failed); log: %s"
               % (PRINTED_STRUCTURE_VERDICT, ktap.counts(log)[0],
                  ktap.counts(log)[1], log_path))
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
@@ -389,7 +392,7 @@ def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
     if not ok:
         print("    expected a failure mentioning %r; log: %s" % (expect,
                                                               log_path))
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # A panic where nothing can end the machine (no isa-debug-exit, as on real
@@ -427,7 +430,7 @@ def run_panic_alone(kernel, log_dir, tally):
                                   "FAILED", time.time() - start))
     for p in problems:
         print("    " + p + "; log: " + log_path)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # An NMI on the panicking CPU after the panic runs no handler
@@ -486,7 +489,7 @@ def run_nmi_after_panic(kernel, log_dir, tally):
                                   else "FAILED", time.time() - start))
     for p in problems:
         print("    " + p + "; log: " + log_path)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # Panics that must stop every CPU once (STOP_CHECKS: suite, what the
@@ -538,7 +541,7 @@ def run_stop_check(kernel, suite, expect, timeout, smp, log_dir, tally):
         print("    reported: " + x)
     for p in problems:
         print("    " + p + "; log: " + log_path)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # scripts/mutate.py --check: the mutant list applies, and one planted bug
@@ -615,7 +618,7 @@ def run_panic_during_drain(kernel, log_dir, tally):
                                   secs))
     for p in problems:
         print("    " + p + "; log: " + log_path)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # Bad input on the command line gets a clear answer (kernel/params.c):
@@ -686,7 +689,7 @@ def run_bad_options(kernel, log_dir, tally):
         print("    " + p)
     if not ok:
         print("    logs: %s, %s, %s" % (log_path, long_path, bench_path))
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # The watchdog's stretch for oversubscribed hosts (boottest.py,
@@ -732,7 +735,7 @@ def run_watchdog_stretch_check(tally):
                         if not bad else "FAILED"))
     for b in bad:
         print("    " + b)
-    tally.add(0 if bad else 1, 1 if bad else 0)
+    tally.check(not bad)
 
 
 # Too little memory gets one clear answer, fast: below the kernel's minimum
@@ -776,7 +779,7 @@ def run_small_memory(kernel, log_dir, tally):
             print("    MEM=%s reported: %s" % (mem, r))
     for p in problems:
         print("    " + p)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # Nothing the machine has is left out in silence: a second NUMA node
@@ -816,7 +819,7 @@ def run_drop_checks(kernel, log_dir, tally):
                                       else "FAILED", secs))
         for p in problems:
             print("    " + p + "; log: " + log_path)
-        tally.add(1 if ok else 0, 0 if ok else 1)
+        tally.check(ok)
 
 
 # What the tools around a boot say when something is wrong: QEMU's own
@@ -940,7 +943,7 @@ def run_tool_checks(kernel, log_dir, tally):
                                   time.time() - start))
     for p in problems:
         print("    " + p)
-    tally.add(1 if ok else 0, 0 if ok else 1)
+    tally.check(ok)
 
 
 # The counting plugin of `make bench` (bench/plugin/counter.c): it loads,
