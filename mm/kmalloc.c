@@ -153,10 +153,27 @@ void kmalloc_init(void)
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", kmalloc_names[i]);
 	}
+	/* Published last, each entry once its cache is whole: the fast
+	 * path of kmalloc_nolock() may read them from an NMI meanwhile and
+	 * takes NULL for "not yet". */
 	for (i = 0; i < ARRAY_SIZE(kmalloc_cache_by_size); i++)
-		kmalloc_cache_by_size[i] = kmalloc_caches[
-			kmalloc_index((i + 1) * KMALLOC_SMALL_STEP)];
+		__atomic_store_n(&kmalloc_cache_by_size[i],
+				 kmalloc_caches[kmalloc_index(
+					 (i + 1) * KMALLOC_SMALL_STEP)],
+				 __ATOMIC_RELEASE);
 }
+
+#ifdef HOST_TEST
+/* Host tests, with slab_host_reset(): the caches are about to go. */
+void kmalloc_host_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmalloc_cache_by_size); i++)
+		__atomic_store_n(&kmalloc_cache_by_size[i], NULL,
+				 __ATOMIC_RELEASE);
+}
+#endif
 
 /* ---- large allocations: whole buddy blocks ---- */
 
@@ -422,7 +439,16 @@ static bool sheaf_lock_held_here(struct kmem_cache *s)
 	return local_lock_is_locked(&this_cpu_sheaves(s)->lock);
 }
 
-void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
+/*
+ * Everything off kmalloc_nolock()'s fast path: size 0, large sizes, a node
+ * other than 0, before the slab allocator is up, __GFP_ZERO, an empty or
+ * busy sheaf.  Out of line, so that the fast path pays for no saved
+ * registers and reaches it by a tail call.  It has no restartable
+ * sequence of its own: slab_alloc_nolock() tries the sheaf under its
+ * lock (alloc_from_pcs_nolock()), which also serves __GFP_ZERO.
+ */
+static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
+					  unsigned long caller)
 {
 	unsigned int idx;
 	bool busy = false;
@@ -436,16 +462,8 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		return NULL;
 	}
 	idx = kmalloc_index(size);
-	/* The inline fast path first: it never waits either (a restartable
-	 * sequence in the kernel, a tried flag on the host). */
-	object = __pcs_alloc_fast(kmalloc_caches[idx]);
-	if (likely(object)) {
-		if (unlikely(gfp & __GFP_ZERO))
-			memset(object, 0, kmalloc_caches[idx]->object_size);
-		kasan_kmalloc(kmalloc_caches[idx], object, size);
-		return object;   /* a cache with sheaves keeps no size */
-	}
-	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, _RET_IP_);
+	/* The sheaf (tried under its lock), then the slabs; it zeroes. */
+	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, caller);
 	/*
 	 * The interrupted code holds this class's sheaf lock: it is most
 	 * likely inside this one cache, so the next class up probably is
@@ -458,7 +476,7 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 		/* busy stays: this class's sheaf was held whatever the
 		 * next class answers. */
 		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp,
-					   &busy_up, _RET_IP_);
+					   &busy_up, caller);
 		busy = busy || busy_up;
 	}
 	if (object) {
@@ -475,6 +493,34 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	else
 		nolock_stat_inc(obj_alloc_nomem);
 	return NULL;
+}
+
+/*
+ * The fast path is kmalloc()'s without the NMI test: one unsigned compare
+ * for the size (0 wraps above the limit), one for the node (NUMA_NO_NODE
+ * and 0 are the two that pass), the flat size table, and the sheaf pop,
+ * which is safe in any context.  The table's entry is NULL until
+ * kmalloc_init() has made every class (an NMI may come in during boot):
+ * that goes slow too, where slab_is_available() answers.
+ */
+void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
+{
+	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
+		   (unsigned int)(node - NUMA_NO_NODE) <= 1 &&
+		   !(gfp & __GFP_ZERO))) {
+		struct kmem_cache *s = READ_ONCE(
+			kmalloc_cache_by_size[(size - 1) / KMALLOC_SMALL_STEP]);
+
+		if (likely(s)) {
+			void *object = __pcs_alloc_fast(s);
+
+			if (likely(object)) {
+				kasan_kmalloc(s, object, size);
+				return object;
+			}
+		}
+	}
+	return kmalloc_nolock_slow(size, gfp, node, _RET_IP_);
 }
 
 static void __kfree_nolock(void *p, unsigned long caller)

@@ -1592,6 +1592,7 @@ void slab_host_reset(void)
 		per_cpu_ptr(slab_defer, cpu)->first = NULL;
 		per_cpu_ptr(slab_defer, cpu)->count = 0;
 	}
+	kmalloc_host_reset();
 	INIT_LIST_HEAD(&slab_caches);
 	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
 	slab_up = false;

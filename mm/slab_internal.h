@@ -609,6 +609,9 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
 void *kmalloc_nosheaf(size_t size, gfp_t gfp);
 void kfree_nosheaf(void *p);
 void kmalloc_init(void);
+#ifdef HOST_TEST
+void kmalloc_host_reset(void);
+#endif
 /* The size kmalloc would really hand out for a request of size. */
 size_t kmalloc_size_roundup(size_t size);
 
