@@ -21,9 +21,9 @@
  *
  * Cost: NULL in production, so a point is one load and a branch predicted
  * not taken, and points sit only on slow paths.  The inline fast paths
- * (mm/slab_internal.h) have points only in the host test build
- * (mm_point_fast(), MM_POINTS_FAST), so the kernel's fast path is
- * instruction for instruction what it was.
+ * (mm/slab_internal.h) have none: they are restartable sequences
+ * (include/rseq.h), searched instruction by instruction by single-step
+ * tests instead (tests/kernel/singlestep_test.c, tests/host/test_mm_rseq.c).
  *
  * Rules for the hook: it runs with whatever the point holds, so it may only
  * call what an interrupt of that kind may call there (the test decides by
@@ -63,11 +63,6 @@ enum mm_point {
 	MM_POINT_DEFER_COUNTED,         /* deferred push: counted, not linked */
 	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
 	MM_POINT_KMALLOC_INIT,          /* boot: slab up, kmalloc caches not made */
-	/* mm/slab_internal.h: the inline fast paths (host test build only) */
-	MM_POINT_FAST_ALLOC_LOCKED,     /* sheaf lock flag held with IRQs on
-					 * (host build: the kernel's fast
-					 * paths take no lock, rseq.h) */
-	MM_POINT_FAST_FREE_LOCKED,
 	/* mm/page_alloc.c (arg: the zone; the page for the two _HEAD_HALF) */
 	MM_POINT_PCP_LOCKED,            /* a pcp->lock held (IRQs off) */
 	MM_POINT_ZONE_LOCKED,           /* zone->lock held (IRQs off) */
@@ -93,13 +88,5 @@ static __always_inline void mm_point(enum mm_point point, void *arg)
 		hook(point, arg);
 }
 
-/* Points inside the inline fast paths: only in the host test build
- * (the Makefile's HOSTCFLAGS define MM_POINTS_FAST; the host benchmark's
- * build does not, so it measures the fast path as the kernel has it). */
-#ifdef MM_POINTS_FAST
-#define mm_point_fast(point, arg) mm_point(point, arg)
-#else
-#define mm_point_fast(point, arg) do { (void)(arg); } while (0)
-#endif
 
 #endif /* MM_POINTS_H */

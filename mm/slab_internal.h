@@ -275,10 +275,12 @@ static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
  * (pcs_stat_inc()): an interrupt lands before it or after it, never in
  * the middle.  IRQs stay on throughout: nothing is held.
  *
- * The host build (HOST_TEST) has no interrupt entry to restart anything:
- * it keeps the lock flag (local_trylock() without touching IRQs, which is
- * what the fast paths did before), so the host tests and the interleaving
- * points (mm_point_fast()) see the same states as before.
+ * The host build (HOST_TEST) runs the same sequences: there an interrupt
+ * is a signal, and the handler makes the same fixup on the interrupted
+ * context (rseq_ucontext_fixup(), tests/host/host_support.c).  The shadow
+ * (kasan.h, host ASan builds) is poisoned before a push, never after: an
+ * object must not sit in a sheaf addressable, where an interrupt could
+ * pop it, unpoison it and have it poisoned again under its feet.
  *
  * pcs_alloc_fast() refuses NMI context (the full path warns: kmalloc_nolock()
  * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
@@ -291,14 +293,9 @@ static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
  * fast path) can never land between our read and our write. */
 static __always_inline void pcs_stat_inc(unsigned long *counter)
 {
-#ifndef HOST_TEST
 	__asm__ __volatile__("incq %0" : "+m"(*counter));
-#else
-	(*counter)++;
-#endif
 }
 
-#ifndef HOST_TEST
 static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 {
 	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
@@ -338,28 +335,6 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 slow:
 	return NULL;
 }
-#else
-static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
-{
-	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
-	struct slab_sheaf *main;
-	void *object;
-
-	if (unlikely(!local_trylock(&pcs->lock)))
-		return NULL;
-	mm_point_fast(MM_POINT_FAST_ALLOC_LOCKED, s);
-	main = pcs->main;
-	if (unlikely(!main->size)) {
-		local_unlock(&pcs->lock);
-		return NULL;
-	}
-	object = main->objects[--main->size];
-	pcs_stat_inc(&pcs->alloc_pcs);
-	local_unlock(&pcs->lock);
-	kasan_slab_alloc(s, object);
-	return object;
-}
-#endif
 
 /*
  * Is object at the start of an object's stride in its slab?  The free fast
@@ -425,7 +400,6 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 	return __pcs_alloc_fast(s);
 }
 
-#ifndef HOST_TEST
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 {
 	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
@@ -459,29 +433,10 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 	pcs_stat_inc(&pcs->free_pcs);
 	return true;
 slow:
+	/* Poisoned already: the full path frees it all the same, and none
+	 * of its checks reads the shadow. */
 	return false;
 }
-#else
-static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
-{
-	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
-	struct slab_sheaf *main;
-
-	if (unlikely(!local_trylock(&pcs->lock)))
-		return false;
-	mm_point_fast(MM_POINT_FAST_FREE_LOCKED, s);
-	main = pcs->main;
-	if (unlikely(main->size >= main->capacity)) {
-		local_unlock(&pcs->lock);
-		return false;
-	}
-	kasan_slab_free(s, object);
-	main->objects[main->size++] = object;
-	pcs_stat_inc(&pcs->free_pcs);
-	local_unlock(&pcs->lock);
-	return true;
-}
-#endif
 
 /*
  * The hardened free pointer (slab.c; the tests decode it too).  A free

@@ -13,7 +13,10 @@
  * descheduled thread).  But on_each_cpu() and smp_call_function_single()
  * run the function on the calling thread as the other CPU, not as a
  * cross-CPU call: they must not be used while that CPU's thread runs.
+ * A signal handler that plays an interrupt calls rseq_ucontext_fixup()
+ * first, as the kernel's entry calls rseq_ip_fixup().
  */
+#define _GNU_SOURCE     /* REG_RIP, for rseq_ucontext_fixup() */
 #include <kunit.h>
 #include <kernel.h>
 #include <printk.h>
@@ -26,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <rseq.h>
+#include <ucontext.h>
 
 __thread unsigned int host_cpu_id;
 __thread unsigned int host_nmi_nesting;
@@ -125,6 +130,23 @@ void host_cpu_relax(void)
 }
 
 /* Host "IPIs": run the function as each CPU in turn, on this thread. */
+/*
+ * The host's interrupt entry for restartable sequences: a signal handler
+ * passes the context it interrupted, and an uncommitted sequence there
+ * resumes from its start when the handler returns.
+ */
+bool rseq_ucontext_fixup(void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+	const struct rseq_cs *cs =
+		rseq_find((unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+
+	if (!cs)
+		return false;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)cs->abort_ip;
+	return true;
+}
+
 void on_each_cpu(smp_call_func_t func, void *info, bool wait)
 {
 	unsigned int me = host_cpu_id, cpu;

@@ -1598,21 +1598,14 @@ IL_SCENARIO_CASE(12, il_pages)
 IL_SCENARIO_CASE(13, il_kmalloc)
 
 /*
- * The points this search aims at.  The fast-path points exist in the host
- * build only (mm_point_fast()).  Two are reached only where no scenario
+ * The points this search aims at.  Two are reached only where no scenario
  * can be: sheaf_flush_busy inside a flush IPI that landed in a fast path
  * (see sheaf_lock_held_here(); sheaf_test and singlestep search it), and
  * kmalloc_init once at boot (sheaf_test sends an NMI there).
  */
 static bool point_searched(enum mm_point p)
 {
-	if (p == MM_POINT_SHEAF_FLUSH_BUSY || p == MM_POINT_KMALLOC_INIT)
-		return false;
-#ifdef MM_POINTS_FAST
-	return true;
-#else
-	return p != MM_POINT_FAST_ALLOC_LOCKED && p != MM_POINT_FAST_FREE_LOCKED;
-#endif
+	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT;
 }
 
 /* The figure, and the points no scenario reached. */

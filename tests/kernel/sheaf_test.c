@@ -640,8 +640,9 @@ static void shrink_while_a_fast_path_holds_the_lock(struct kunit *test)
 	KUNIT_ASSERT_GT(test, nr_cpu_ids, 1);
 	smp_call_function_single(victim, fill_sheaves_here, &c, true);
 	KUNIT_ASSERT_PTR_NE(test, pcs->main, &bootstrap_sheaf);
-	/* The victim holds the flag with IRQs on, as the host build's
-	 * pcs_alloc_fast() does (the kernel's only reads it: rseq.h). */
+	/* The victim holds the flag with IRQs on, as the fast paths did
+	 * before they became restartable sequences (rseq.h: now they only
+	 * read it); a flush IPI must still cope if anything ever does. */
 	KUNIT_ASSERT_TRUE(test, local_trylock(&pcs->lock));
 	busy_cache = c.s;
 	busy_hits = 0;

@@ -70,6 +70,7 @@
 #include <smp.h>
 #include <irqflags.h>
 #include <nolock_stats.h>
+#include <rseq.h>
 #include "../mm_arena.h"
 #include "../../../mm/slab_internal.h"
 
@@ -245,6 +246,7 @@ struct worker {
 	held_t nmi_stash[NMI_STASH_SLOTS];  /* the NMI handler only */
 	volatile sig_atomic_t irq_pending;
 	unsigned long nmis, irqs, irqs_late, nolock_nulls;
+	unsigned long restarts;   /* sequences a signal sent back */
 };
 
 static struct worker workers[STRESS_CPUS];
@@ -302,14 +304,30 @@ static held_t nmi_alloc(struct worker *w)
 	}
 }
 
-static void nmi_handler(int sig)
+/*
+ * A signal's entry, as the kernel's interrupt entry does it: an
+ * uncommitted restartable sequence (the sheaf fast paths, include/rseq.h)
+ * that the signal interrupted goes back to its start before the handler
+ * may touch this CPU's sheaves.  Under ThreadSanitizer the handler runs
+ * later, at a call into its runtime, never inside a sequence, and the
+ * context it gets is a copy: nothing is found there.
+ */
+static void signal_entry(struct worker *w, void *ucontext)
+{
+	if (rseq_ucontext_fixup(ucontext))
+		w->restarts++;
+}
+
+static void nmi_handler(int sig, siginfo_t *info, void *ucontext)
 {
 	struct worker *w = me;
 	unsigned int i, slot;
 
 	(void)sig;
+	(void)info;
 	if (!w)
 		return;
+	signal_entry(w, ucontext);
 	host_nmi_nesting++;
 	w->nmis++;
 	for (i = 0; i < 2; i++) {
@@ -363,13 +381,15 @@ static void irq_body(struct worker *w)
 	local_irq_restore(saved);
 }
 
-static void irq_handler(int sig)
+static void irq_handler(int sig, siginfo_t *info, void *ucontext)
 {
 	struct worker *w = me;
 
 	(void)sig;
+	(void)info;
 	if (!w)
 		return;
+	signal_entry(w, ucontext);
 	if (irqs_disabled()) {
 		w->irq_pending = 1;
 		return;
@@ -577,8 +597,8 @@ static void *worker_main(void *arg)
 
 static void install_handlers(void)
 {
-	struct sigaction nmi = { .sa_handler = nmi_handler };
-	struct sigaction irq = { .sa_handler = irq_handler };
+	struct sigaction nmi = { .sa_sigaction = nmi_handler };
+	struct sigaction irq = { .sa_sigaction = irq_handler };
 
 	/* An NMI masks further NMIs and IRQs; an IRQ masks IRQs only. */
 	sigemptyset(&nmi.sa_mask);
@@ -586,7 +606,7 @@ static void install_handlers(void)
 	sigaddset(&nmi.sa_mask, SIG_IRQ);
 	sigemptyset(&irq.sa_mask);
 	sigaddset(&irq.sa_mask, SIG_IRQ);
-	nmi.sa_flags = irq.sa_flags = SA_RESTART;
+	nmi.sa_flags = irq.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigaction(SIG_NMI, &nmi, NULL);
 	sigaction(SIG_IRQ, &irq, NULL);
 }
@@ -685,7 +705,7 @@ static void run_stress(struct kunit *test, bool slab)
 	unsigned long before, after, warns = warn_count;
 	unsigned long bad = nr_bad_page_frees, reports = slab_reports;
 	unsigned long iters = STRESS_BASE_ITERS * stress_scale();
-	unsigned long nmis = 0, irqs = 0, late = 0, nulls = 0;
+	unsigned long nmis = 0, irqs = 0, late = 0, nulls = 0, restarts = 0;
 	unsigned int i;
 
 	install_handlers();
@@ -729,14 +749,15 @@ static void run_stress(struct kunit *test, bool slab)
 		irqs += workers[i].irqs;
 		late += workers[i].irqs_late;
 		nulls += workers[i].nolock_nulls;
+		restarts += workers[i].restarts;
 	}
 	host_cpu_id = 0;
 	for (i = 0; i < MAILBOX_SLOTS; i++)
 		held_free(mailbox_swap(i, 0));
 	after = quiesced_free_pages();
 
-	kunit_info(test, "%u threads x %lu ops: %lu NMIs, %lu IRQs (%lu taken late), %lu nolock NULLs\n",
-		   STRESS_CPUS, iters, nmis, irqs, late, nulls);
+	kunit_info(test, "%u threads x %lu ops: %lu NMIs, %lu IRQs (%lu taken late), %lu nolock NULLs, %lu sequences restarted\n",
+		   STRESS_CPUS, iters, nmis, irqs, late, nulls, restarts);
 	if (nr_failures)
 		kunit_info(test, "%lu failures, first: %s (%#lx)\n", nr_failures,
 			   first_failure, first_failure_addr);
