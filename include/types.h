@@ -26,4 +26,6 @@ typedef int64_t  s64;
 
 typedef u64 phys_addr_t;
 
+#define BITS_PER_LONG 64   /* x86-64, kernel and host alike */
+
 #endif /* TYPES_H */

@@ -549,7 +549,7 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 	check_slab_pages(cs, slab);
 	if (slab->objects != s->objects ||
 	    slab->objects > SLAB_MAX_OBJECTS) {
-		violation(&cs->c, SLAB_C, "slab %p has %u objects, the cache %u",
+		violation(&cs->c, SLAB_C, "slab %p has %u objects, the cache %lu",
 			  page_address(slab), slab->objects, s->objects);
 		return;
 	}

@@ -1070,6 +1070,29 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 /* Cache geometry                                                          */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * slab_object_start()'s constants (mm/slab_internal.h): the stride as
+ * d0 * 2^stride_shift with d0 odd, and d0's inverse modulo 2^64.  Newton's
+ * step x' = x * (2 - d0 * x) doubles the number of correct low bits, and
+ * x = d0 is right in the low 3 (an odd square is 1 mod 8): five steps give
+ * 96 > 64.
+ */
+#define INVERSE_NEWTON_STEPS 5
+
+void calculate_stride_inverse(struct kmem_cache *s)
+{
+	unsigned long d0, x;
+	unsigned int i;
+
+	s->stride_shift = (unsigned int)__builtin_ctz(s->size);
+	d0 = s->size >> s->stride_shift;
+	x = d0;
+	for (i = 0; i < INVERSE_NEWTON_STEPS; i++)
+		x *= 2 - d0 * x;
+	BUG_ON(d0 * x != 1);
+	s->stride_inverse = x;
+}
+
 static unsigned int ilog2_u(unsigned int v)
 {
 	return 31 - (unsigned int)__builtin_clz(v);
@@ -1143,8 +1166,8 @@ static bool calculate_order(struct kmem_cache *s)
 	s->order = order;
 	s->objects = min((unsigned int)((PAGE_SIZE << order) / s->size),
 			 (unsigned int)SLAB_MAX_OBJECTS);
-	s->objects_bytes = s->objects * s->size;
-	/* The tail must be shorter than a stride (slab_object_start()). */
+	/* The unused tail is shorter than a stride: a bigger order would
+	 * fit another object. */
 	return (PAGE_SIZE << order) - (unsigned long)s->objects * s->size <
 	       s->size;
 }
@@ -1267,7 +1290,7 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 	s->ctor = args->ctor;
 	s->refcount = 1;
 	calculate_sizes(s);
-	s->stride_divisor = 1 + ~0ul / s->size;
+	calculate_stride_inverse(s);
 	if (!calculate_order(s))
 		return -1;
 	s->min_partial = min(max(ilog2_u(s->size) / 2,
@@ -1667,7 +1690,7 @@ void slabinfo_show(void)
 		list_for_each_entry(slab, &n->full, lru)
 			active += slab->inuse;
 		spin_unlock_irqrestore(&n->list_lock, fl);
-		pr_info("slabinfo: %-16s %7lu %6lu %7u %6u %8u %5u %5lu %5u\n",
+		pr_info("slabinfo: %-16s %7lu %6lu %7u %6u %8lu %5u %5lu %5u\n",
 			s->name, active, slabs * s->objects, s->object_size,
 			s->size, s->objects, s->order, slabs, s->sheaf_capacity);
 	}

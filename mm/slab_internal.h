@@ -144,16 +144,17 @@ struct kmem_cache {
 	const char *name;
 	unsigned int object_size;  /* what the user asked for */
 	unsigned int size;         /* stride between objects, metadata included */
-	unsigned long stride_divisor; /* 1 + ~0ul / size: see slab_object_start() */
+	unsigned long stride_inverse; /* size's odd part, inverted mod 2^64 */
+	unsigned int stride_shift;    /* size's trailing zero bits: both for
+				       * slab_object_start() */
 	unsigned int align;
 	unsigned int offset;       /* free pointer, from the object start */
 	unsigned int inuse;        /* object plus padding to a word */
 	unsigned int orig_size_offset; /* SLAB_KMALLOC + SLAB_RED_ZONE: where
 					* the size asked for is kept; else 0 */
 	unsigned int order;        /* slab = 2^order pages */
-	unsigned int objects;      /* objects per slab */
-	unsigned long objects_bytes; /* objects * size: where a slab's unused
-				      * tail starts (slab_object_start()) */
+	unsigned long objects;     /* objects per slab (a long: slab_object_start()
+				    * compares a 64-bit index with it) */
 	unsigned int min_partial;  /* slabs kept on partial even if empty */
 	unsigned int sheaf_capacity; /* 0: no sheaves */
 	slab_flags_t flags;
@@ -341,20 +342,32 @@ slow:
  * paths ask, so that kfree(p + 8) is refused (it would go into a sheaf and
  * come back from the next kmalloc()).  page is any page of the slab (every
  * one holds the slab's first byte in slab_start), so the offset is one
- * subtraction; divisibility by the stride is one multiplication: for a
- * 32-bit n and c = 1 + (2^64 - 1) / d, d divides n exactly when
- * n * c (mod 2^64) < c (Lemire, Kaser and Kurz, "Faster remainder by
- * direct computation", 2019).  The unused tail after the last object
- * starts at a multiple of the stride too (objects_bytes), so the offset
- * must also lie below it: the tail is shorter than a stride
- * (calculate_order() refuses a cache otherwise), so a pointer that passes
- * both is an object's first byte.  The first test also keeps the offset
- * below 2^32, as the division trick needs.
+ * subtraction.  Then one multiplication and one rotation give the object's
+ * index, or a number too big to be one, with no division:
+ *
+ *   Write the stride d as d0 * 2^k with d0 odd.  An odd number has an
+ *   inverse modulo 2^64 (stride_inverse: d0 * inv = 1 mod 2^64), so
+ *   multiplying by inv is a one-to-one map of the 64-bit numbers, and it
+ *   takes q * d to q * 2^k (mod 2^64).  Rotating right by k
+ *   (stride_shift) is one-to-one too and takes q * 2^k to q, for q below
+ *   2^(64 - k).  So the offsets 0, d, 2d, ..., (objects - 1) * d - and no
+ *   other 64-bit number - come out as 0 .. objects - 1: one compare with
+ *   s->objects answers "inside the slab's objects" and "at a stride
+ *   boundary" at once.  A pointer below the slab (a negative offset,
+ *   which wraps) or in its unused tail is just another number that does
+ *   not come out small.
+ *
+ * (Granlund and Montgomery, "Division by invariant integers using
+ * multiplication", 1994, section 9; Hacker's Delight, 10-16.)
  */
-static __always_inline bool stride_divides(const struct kmem_cache *s,
-					   unsigned long offset)
+static __always_inline unsigned long slab_object_index(
+	const struct kmem_cache *s, unsigned long offset)
 {
-	return offset * s->stride_divisor < s->stride_divisor;
+	unsigned long x = offset * s->stride_inverse;
+	unsigned int k = s->stride_shift;
+
+	/* Rotate right by k; the compiler makes this one instruction. */
+	return (x >> k) | (x << ((BITS_PER_LONG - k) & (BITS_PER_LONG - 1)));
 }
 
 static __always_inline bool slab_object_start(const struct kmem_cache *s,
@@ -363,7 +376,7 @@ static __always_inline bool slab_object_start(const struct kmem_cache *s,
 {
 	unsigned long offset = (unsigned long)object - page->slab_start;
 
-	return offset < s->objects_bytes && stride_divides(s, offset);
+	return slab_object_index(s, offset) < s->objects;
 }
 
 /*
@@ -498,6 +511,9 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
 /* Give nr objects back to their slabs. */
 void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		      unsigned long caller);
+/* s->stride_inverse and s->stride_shift from s->size
+ * (slab_object_start()). */
+void calculate_stride_inverse(struct kmem_cache *s);
 /* Checks a free of object to s; false (after a report) to refuse it. */
 bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller);

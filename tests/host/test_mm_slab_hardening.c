@@ -11,12 +11,13 @@
  * only bite there: krealloc() must neither leave red zone where zeroes
  * are due nor copy it, a deferred kfree() of a kmalloc object must
  * pass its red-zone checks, and kmalloc_nolock() must keep the size asked.  A third, slab_stride, proves the division-free
- * test of the kfree() fast path (slab_object_start()) against the
- * remainder for every stride and offset.
+ * test of the kfree() fast path (slab_object_start()) against division
+ * for every stride and offset.
  */
 #include <slab.h>
 #include <smp.h>
 #include "mm_arena.h"
+#include "../../mm/slab_internal.h"
 #include "../kernel/slab_hardening_test.c"
 
 #define Z_TEST_CPUS  4
@@ -60,24 +61,53 @@ static void kmalloc_object_deferred_under_z(struct kunit *test)
 }
 
 /*
- * slab_object_start()'s divisibility test against the remainder, for every
- * stride a cache can have (multiples of 8 up to the largest slab) and
- * every offset inside a slab.
+ * slab_object_start()'s index (one multiplication, one rotation) against
+ * division, for every stride a cache can have (multiples of 8 up to the
+ * largest slab, and every stride up to 64 for the arithmetic's sake),
+ * with as many objects as fit: every offset inside the slab, the unused
+ * tail, and offsets a wild pointer gives (below the slab: the subtraction
+ * wraps; far above it).  An offset passes exactly when it is q * stride
+ * with q below the object count, and then the index is q.
  */
 #define MAX_SLAB_BYTES (PAGE_SIZE << 3)
+#define SMALL_STRIDES  64
 
-static void stride_test_matches_remainder(struct kunit *test)
+static const unsigned long wild_offsets[] = {
+	~0ul, ~0ul - 7, -(unsigned long)PAGE_SIZE, 1ul << 32, (1ul << 32) + 64,
+	1ul << 63, (1ul << 63) + 4096, 0x5555555555555555ul,
+};
+
+static unsigned long index_mismatches(unsigned int d)
 {
 	static struct kmem_cache fake;
-	unsigned long wrong = 0;
-	u32 d, off;
+	unsigned long wrong = 0, off, idx;
+	unsigned int i;
 
-	for (d = 8; d <= MAX_SLAB_BYTES; d += 8) {
-		fake.size = d;
-		fake.stride_divisor = 1 + ~0ul / d;
-		for (off = 0; off < MAX_SLAB_BYTES; off++)
-			wrong += stride_divides(&fake, off) != (off % d == 0);
+	fake.size = d;
+	calculate_stride_inverse(&fake);
+	fake.objects = MAX_SLAB_BYTES / d;
+	for (off = 0; off < MAX_SLAB_BYTES; off++) {
+		bool object = off % d == 0 && off / d < fake.objects;
+
+		idx = slab_object_index(&fake, off);
+		wrong += (idx < fake.objects) != object;
+		wrong += object && idx != off / d;
 	}
+	for (i = 0; i < ARRAY_SIZE(wild_offsets); i++)
+		wrong += slab_object_index(&fake, wild_offsets[i]) <
+			 fake.objects;
+	return wrong;
+}
+
+static void object_index_matches_division(struct kunit *test)
+{
+	unsigned long wrong = 0;
+	unsigned int d;
+
+	for (d = 1; d <= SMALL_STRIDES; d++)
+		wrong += index_mismatches(d);
+	for (d = SMALL_STRIDES + 8; d <= MAX_SLAB_BYTES; d += 8)
+		wrong += index_mismatches(d);
 	KUNIT_EXPECT_EQ(test, wrong, 0);
 }
 
@@ -130,7 +160,7 @@ static struct kunit_suite slab_counter_suite = {
 kunit_test_suite(slab_counter_suite);
 
 static struct kunit_case slab_stride_cases[] = {
-	KUNIT_CASE(stride_test_matches_remainder),
+	KUNIT_CASE(object_index_matches_division),
 	{}
 };
 

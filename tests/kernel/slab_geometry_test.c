@@ -304,7 +304,7 @@ static void slab_order_is_the_smallest_that_holds_enough(struct kunit *test)
 		if (want == SLAB_MIN_OBJECTS)
 			KUNIT_EXPECT_LT(test, waste * SLAB_MIN_OBJECTS, bytes);
 		if (test->status == KUNIT_FAILURE)
-			kunit_info(test, "size %u (stride %u): order %u, %u objects",
+			kunit_info(test, "size %u (stride %u): order %u, %lu objects",
 				   sizes[i], s->size, s->order, s->objects);
 		KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	}
