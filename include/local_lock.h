@@ -16,12 +16,14 @@
  * to completion (taking and dropping the lock itself) before we store, so
  * it cannot see a half-taken lock.  There is no preemption and no
  * migration in this kernel, which is what makes this safe.  The sheaf fast
- * paths of the host build use it (it saves the PUSHF/CLI/POPF of the
- * irqsave forms); the kernel's are restartable sequences instead
- * (include/rseq.h), which only read the flag.  The price where it is
- * held with IRQs on: every IRQ handler that takes the same lock must be
- * able to back off too (the sheaf flush IPI answers "busy" and is sent
- * again: mm/sheaf.c).
+ * paths once used it (it saves the PUSHF/CLI/POPF of the irqsave forms);
+ * they are restartable sequences now (include/rseq.h), and the sheaf lock
+ * is only ever held with IRQs off (the task-context pop of
+ * mm/slab_internal.h relies on it and reads no flag; the interleaving
+ * tests check it at every point).  The price where it is held with IRQs
+ * on: every IRQ handler that takes the same lock must be able to back
+ * off too (the sheaf flush IPI answers "busy" and is sent again:
+ * mm/sheaf.c).
  *
  * Rules:
  *   - local_lock_irqsave(): normal or IRQ context only.  It asserts the lock

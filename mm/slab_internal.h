@@ -287,8 +287,9 @@ static __always_inline void kasan_kmalloc(const struct kmem_cache *s,
  * is the call for that); kmalloc_nolock() uses __pcs_alloc_fast(), which
  * is safe anywhere.  Freeing from an NMI is fine for the same reason.
  */
-#define SHEAF_POP_INSNS   "8"   /* instructions of the pop sequence */
-#define SHEAF_PUSH_INSNS  "8"   /* and of the push */
+#define SHEAF_POP_INSNS      "8" /* instructions of the any-context pop */
+#define SHEAF_POP_TASK_INSNS "6" /* of the pop outside NMI context */
+#define SHEAF_PUSH_INSNS     "8" /* and of the push */
 
 /* One instruction, so an interrupt that bumps the same counter (its own
  * fast path) can never land between our read and our write. */
@@ -405,12 +406,49 @@ static __always_inline struct kmem_cache *slab_fast_free_cache(
 	return s;
 }
 
-/* For kmalloc()/kmem_cache_alloc(), which NMI context must not call. */
+/*
+ * For kmalloc()/kmem_cache_alloc(), which NMI context must not call.  Out
+ * of NMI context the lock flag cannot be set when we get here: the slow
+ * paths hold it with IRQs off and never call kmalloc() or
+ * kmem_cache_alloc() while they do, so only an NMI ever runs on this CPU
+ * while it is held, and an NMI does not take this path.  So this pop does
+ * not read the flag (SHEAF_POP_TASK_INSNS: two fewer than the any-context
+ * pop); it is a restartable sequence all the same, for the IRQs and NMIs
+ * that land inside it.
+ */
 static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 {
+	struct slub_percpu_sheaves *pcs;
+	struct slab_sheaf *main;
+	unsigned long size;
+	void *object;
+
 	if (unlikely(in_nmi()))
 		return NULL;
-	return __pcs_alloc_fast(s);
+	pcs = this_cpu_sheaves(s);
+	__asm__ __volatile__ goto(
+		"1:	movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"movl %c[size](%[sheaf]), %k[n]\n\t"
+		"testl %k[n], %k[n]\n\t"
+		"jz %l[slow]\n\t"
+		"movq %c[objs]-8(%[sheaf], %[n], 8), %[obj]\n\t"
+		"decl %c[size](%[sheaf])\n"
+		"2:\n\t"
+		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_TASK_INSNS)
+		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
+		: [pcs] "r"(pcs),
+		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		  [size] "i"(offsetof(struct slab_sheaf, size)),
+		  [objs] "i"(offsetof(struct slab_sheaf, objects))
+		: "cc", "memory"
+		: slow);
+	if (!object)
+		__builtin_unreachable();
+	pcs_stat_inc(&pcs->alloc_pcs);
+	kasan_slab_alloc(s, object);
+	return object;
+slow:
+	return NULL;
 }
 
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)

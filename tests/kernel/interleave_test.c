@@ -308,6 +308,8 @@ static struct {
 	unsigned int visits;           /* of `point` so far, this run */
 	bool fired;
 	bool action_failed;            /* e.g. an NMI that never came */
+	bool sheaf_lock_irqs_on;       /* a point found a sheaf lock held
+					* with IRQs on */
 } il;
 
 /* Per point and action, from the dry run: the visits where it can act. */
@@ -539,13 +541,12 @@ static bool allocator_lock_held(void)
 }
 
 /*
- * Does this CPU hold a sheaf lock (on the host: an inline fast path, IRQs
- * on; the kernel's fast paths are restartable sequences)?  A flush IPI
- * landing there finds it busy and must be sent again once the fast path
- * has finished, so the flushing CPU waits for this one; the host,
- * one thread, cannot run a CPU that waits for the thread it interrupted.
- * There the IPI is not searched (the kernel's singlestep suite sends it at
- * every instruction of the fast paths; sheaf_test covers the retry).
+ * Does this CPU hold a sheaf lock?  Only the slow paths do, with IRQs off
+ * (the fast paths are restartable sequences), and il_hook() checks it.  A
+ * flush IPI that found one held would be sent again once the holder had
+ * finished, so the flushing CPU would wait for this one; the host, one
+ * thread, cannot run a CPU that waits for the thread it interrupted.
+ * There the IPI is not searched (sheaf_test covers the retry).
  */
 static bool sheaf_lock_held_here(void)
 {
@@ -607,6 +608,11 @@ static void il_hook(enum mm_point p, void *arg)
 
 	if (il.in_action || !point_is_for_us(p, arg))
 		return;
+	/* kmalloc()'s pop reads no lock flag (slab_internal.h): it relies
+	 * on every holder of a sheaf lock keeping IRQs off, checked here at
+	 * every point of every scenario. */
+	if (!in_nmi() && !irqs_disabled() && sheaf_lock_held_here())
+		il.sheaf_lock_irqs_on = true;
 	if (il.dry) {
 		unsigned int v = ++il_dry[p].visits;
 
@@ -1240,6 +1246,8 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 	torn_down = sc->teardown();
 	if (il.given_twice)
 		fail_why(r, "an object was handed out twice");
+	if (il.sheaf_lock_irqs_on)
+		fail_why(r, "a sheaf lock held with IRQs on");
 	if (il.nr_live)
 		fail_why(r, "objects still live after the run (test bug)");
 	if (!torn_down)
