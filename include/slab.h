@@ -111,7 +111,65 @@ unsigned int kmem_cache_sheaf_size(const struct slab_sheaf *sheaf);
 #define ZERO_SIZE_PTR ((void *)16)
 #define ZERO_OR_NULL_PTR(p) ((unsigned long)(p) <= (unsigned long)ZERO_SIZE_PTR)
 
-void *kmalloc(size_t size, gfp_t gfp);
+/*
+ * kmalloc() is inline, as in Linux: when the compiler knows the size (the
+ * usual kmalloc(sizeof(*p), ...)) and the flags ask for no zeroing, the
+ * class is chosen at the call site and the call goes straight to
+ * __kmalloc_cache() with the class's cache; otherwise to __kmalloc(),
+ * which looks the class up and zeroes.  Both try the CPU's sheaf first.
+ */
+#define NR_KMALLOC_CACHES       13
+extern struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+
+/*
+ * The class of a size known at compile time (1 .. KMALLOC_MAX_CACHE_SIZE):
+ * a chain of compares against the class sizes (mm/kmalloc.c's
+ * kmalloc_sizes[]) that the compiler folds to a constant.  kmalloc_init()
+ * checks it against the run-time lookup for every size.
+ */
+static __always_inline unsigned int kmalloc_index_const(size_t size)
+{
+	if (size <= 8)
+		return 0;
+	if (size <= 16)
+		return 1;
+	if (size <= 32)
+		return 2;
+	if (size <= 64)
+		return 3;
+	if (size <= 96)
+		return 4;
+	if (size <= 128)
+		return 5;
+	if (size <= 192)
+		return 6;
+	if (size <= 256)
+		return 7;
+	if (size <= 512)
+		return 8;
+	if (size <= 1024)
+		return 9;
+	if (size <= 2048)
+		return 10;
+	if (size <= 4096)
+		return 11;
+	return 12;
+}
+
+void *__kmalloc(size_t size, gfp_t gfp);
+/* gfp without __GFP_ZERO (kmalloc() sends those to __kmalloc()). */
+void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size);
+
+static __always_inline void *kmalloc(size_t size, gfp_t gfp)
+{
+	if (__builtin_constant_p(size) && size &&
+	    size <= KMALLOC_MAX_CACHE_SIZE &&
+	    __builtin_constant_p(gfp) && !(gfp & __GFP_ZERO))
+		return __kmalloc_cache(kmalloc_caches[kmalloc_index_const(size)],
+				       gfp, size);
+	return __kmalloc(size, gfp);
+}
+
 void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);   /* NULL on overflow */
 void *krealloc(const void *p, size_t new_size, gfp_t gfp);

@@ -49,11 +49,11 @@ static const char *const kmalloc_names[] = {
 	"kmalloc-128", "kmalloc-192", "kmalloc-256", "kmalloc-512",
 	"kmalloc-1k", "kmalloc-2k", "kmalloc-4k", "kmalloc-8k",
 };
-#define NR_KMALLOC_CACHES ARRAY_SIZE(kmalloc_sizes)
-
+BUILD_BUG_ON(ARRAY_SIZE(kmalloc_sizes) != NR_KMALLOC_CACHES);
 BUILD_BUG_ON(ARRAY_SIZE(kmalloc_names) != NR_KMALLOC_CACHES);
 
-static struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+/* Read by kmalloc() inline for sizes known at compile time (slab.h). */
+struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
 
 /*
  * Size to class in constant time.  Up to 192 bytes the classes are not
@@ -139,9 +139,13 @@ void kmalloc_init(void)
 	for (i = 0; i < ARRAY_SIZE(kmalloc_small_index); i++)
 		kmalloc_small_index[i] =
 			(u8)kmalloc_index_search((i + 1) * KMALLOC_SMALL_STEP);
-	/* The two ways must agree on every size (a cheap boot-time proof). */
-	for (i = 1; i <= KMALLOC_MAX_CACHE_SIZE; i++)
+	/* The three ways must agree on every size (a cheap boot-time
+	 * proof): the search, the run-time lookup and the compile-time
+	 * chain that kmalloc() uses for constant sizes (include/slab.h). */
+	for (i = 1; i <= KMALLOC_MAX_CACHE_SIZE; i++) {
 		BUG_ON(kmalloc_index(i) != kmalloc_index_search(i));
+		BUG_ON(kmalloc_index_const(i) != kmalloc_index_search(i));
+	}
 
 	for (i = 0; i < NR_KMALLOC_CACHES; i++) {
 		unsigned int size = kmalloc_sizes[i];
@@ -221,7 +225,7 @@ static struct page *kmalloc_page(const void *p)
 
 /* ---- the API ---- */
 
-static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
+static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
 {
 	struct kmem_cache *s;
 	void *object;
@@ -240,12 +244,14 @@ static void *__kmalloc(size_t size, gfp_t gfp, unsigned long caller)
 }
 
 /*
- * kmalloc() and kfree() try the CPU's sheaf inline first (the fast path in
- * slab_internal.h) and fall back to the full paths, which handle every
- * other case: zeroing, large sizes, NMI context, debugging, empty or full
- * sheaves.
+ * kmalloc() (include/slab.h) and kfree() try the CPU's sheaf inline first
+ * (the fast path in slab_internal.h) and fall back to the full paths,
+ * which handle every other case: zeroing, large sizes, NMI context,
+ * debugging, empty or full sheaves.  __kmalloc() takes any size;
+ * __kmalloc_cache() is what kmalloc() calls when the compiler knows the
+ * size, with the class's cache already chosen.
  */
-void *kmalloc(size_t size, gfp_t gfp)
+void *__kmalloc(size_t size, gfp_t gfp)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
 		   !(gfp & __GFP_ZERO))) {
@@ -258,12 +264,35 @@ void *kmalloc(size_t size, gfp_t gfp)
 			return object;
 		}
 	}
-	return __kmalloc(size, gfp, _RET_IP_);
+	return kmalloc_slow(size, gfp, _RET_IP_);
+}
+
+static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
+					   size_t size, unsigned long caller)
+{
+	void *object = slab_alloc_caller(s, gfp, caller);
+
+	if (object) {
+		slab_kmalloc_set_size(s, object, size);
+		kasan_kmalloc(s, object, size);
+	}
+	return object;
+}
+
+void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size)
+{
+	void *object = pcs_alloc_fast(s);
+
+	if (likely(object)) {
+		kasan_kmalloc(s, object, size);
+		return object;
+	}
+	return kmalloc_cache_slow(s, gfp, size, _RET_IP_);
 }
 
 void *kzalloc(size_t size, gfp_t gfp)
 {
-	return __kmalloc(size, gfp | __GFP_ZERO, _RET_IP_);
+	return kmalloc_slow(size, gfp | __GFP_ZERO, _RET_IP_);
 }
 
 void *kcalloc(size_t n, size_t size, gfp_t gfp)
@@ -272,7 +301,7 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp)
 
 	if (__builtin_mul_overflow(n, size, &bytes))
 		return NULL;
-	return __kmalloc(bytes, gfp | __GFP_ZERO, _RET_IP_);
+	return kmalloc_slow(bytes, gfp | __GFP_ZERO, _RET_IP_);
 }
 
 static void __kfree(const void *p, unsigned long caller)
@@ -400,7 +429,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		return ZERO_SIZE_PTR;
 	}
 	if (ZERO_OR_NULL_PTR(p))
-		return __kmalloc(new_size, gfp, _RET_IP_);
+		return kmalloc_slow(new_size, gfp, _RET_IP_);
 	page = kmalloc_page(p);
 	if (page && !kmalloc_still_owned(p, page, "krealloc()", _RET_IP_))
 		return NULL;
@@ -419,7 +448,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		kasan_poison((char *)p + new_size, class_size - new_size);
 		return (void *)p;
 	}
-	n = __kmalloc(new_size, gfp, _RET_IP_);
+	n = kmalloc_slow(new_size, gfp, _RET_IP_);
 	if (!n)
 		return NULL;       /* p is left as it was */
 	/* Without a debug cache the size once asked is not kept: all of

@@ -9,7 +9,9 @@
  *                           sheaves), and the same pair on a private cache
  *                           with sheaves and with sheaf_capacity = 0;
  *                           param = object size (64, 256); variant loop
- *                           is the benchmark loop alone (loop_pairs())
+ *                           is the benchmark loop alone (loop_pairs());
+ *                           kmalloc_const / loop_const the same with the
+ *                           size a compile-time constant
  *   single_batch_in_order   allocate N objects of 64 bytes, then free them
  *   single_batch_shuffled   in allocation order / in a shuffled order (the
  *                           pattern Linux evaluated sheaves with);
@@ -191,6 +193,53 @@ static void loop_pairs(void *arg)
 	}
 }
 
+/*
+ * The same with the size a compile-time constant: kmalloc() chooses the
+ * class at the call site and calls __kmalloc_cache() with its cache
+ * (variant kmalloc_const).  Its loop (loop_const) calls a stand-in the
+ * way kmalloc() then calls __kmalloc_cache(): the cache loaded from
+ * kmalloc_caches[], the flags, the size.
+ */
+void *bench_loop_alloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size);
+__asm__(".pushsection .text\n"
+	".globl bench_loop_alloc_cache\n"
+	"bench_loop_alloc_cache:\n\t"
+	"movq %rdi, %rax\n\t"
+	"ret\n"
+	".popsection");
+
+#define DEFINE_CONST_PAIRS(size)					\
+static void kmalloc_const_pairs_##size(void *arg)			\
+{									\
+	unsigned int i;							\
+									\
+	(void)arg;							\
+	for (i = 0; i < PAIR_OPS; i++) {				\
+		void *p = kmalloc(size, GFP_KERNEL);			\
+									\
+		keep(p);						\
+		kfree(p);						\
+	}								\
+}									\
+									\
+static void loop_const_pairs_##size(void *arg)				\
+{									\
+	unsigned int i;							\
+									\
+	(void)arg;							\
+	for (i = 0; i < PAIR_OPS; i++) {				\
+		void *p = bench_loop_alloc_cache(			\
+			kmalloc_caches[kmalloc_index_const(size)],	\
+			GFP_KERNEL, size);				\
+									\
+		keep(p);						\
+		bench_loop_free(p);					\
+	}								\
+}
+
+DEFINE_CONST_PAIRS(64)
+DEFINE_CONST_PAIRS(256)
+
 static void cache_pairs(void *arg)
 {
 	struct slab_job *job = arg;
@@ -237,6 +286,12 @@ static void make_shuffle(unsigned int n)
 
 static struct kmem_cache *cache_on[2], *cache_off[2]; /* 64 and 256 bytes */
 static const unsigned int pair_sizes[2] = { 64, 256 };
+static void (*const const_pairs[2])(void *) = {
+	kmalloc_const_pairs_64, kmalloc_const_pairs_256,
+};
+static void (*const loop_const_pairs[2])(void *) = {
+	loop_const_pairs_64, loop_const_pairs_256,
+};
 
 static bool make_caches(void)
 {
@@ -270,6 +325,13 @@ static void run_kmalloc_pair(void)
 			     PAIR_OPS, &st);
 		bench_measure(loop_pairs, &job, PAIR_OPS, BENCH_REPS, &st);
 		bench_report("single_kmalloc_pair", "loop", pair_sizes[i],
+			     PAIR_OPS, &st);
+		bench_measure(const_pairs[i], NULL, PAIR_OPS, BENCH_REPS, &st);
+		bench_report("single_kmalloc_pair", "kmalloc_const",
+			     pair_sizes[i], PAIR_OPS, &st);
+		bench_measure(loop_const_pairs[i], NULL, PAIR_OPS, BENCH_REPS,
+			      &st);
+		bench_report("single_kmalloc_pair", "loop_const", pair_sizes[i],
 			     PAIR_OPS, &st);
 		job.s = cache_on[i];
 		bench_measure(cache_pairs, &job, PAIR_OPS, BENCH_REPS, &st);

@@ -103,6 +103,26 @@ static void kmalloc_owns_what_it_asked(struct kunit *test)
 	EXPECT_POISONED(test, q + KMALLOC_CLASS - 1);
 }
 
+/* The same edges when the compiler cannot see the size: kmalloc() then
+ * goes through __kmalloc(), not __kmalloc_cache(). */
+static void kmalloc_of_a_variable_size_owns_what_it_asked(struct kunit *test)
+{
+	volatile size_t ask = KMALLOC_ASK;
+	char *p, *q;
+
+	need_kasan(test);
+	kmem_cache_shrink(kmalloc_slab(KMALLOC_ASK));
+	p = kmalloc(ask, GFP_KERNEL);           /* cold: the slow path */
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_OWNED(test, p, KMALLOC_ASK);
+	kfree(p);
+	q = kmalloc(ask, GFP_KERNEL);           /* warm: the sheaf */
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	EXPECT_OWNED(test, q, KMALLOC_ASK);
+	kfree(q);
+	EXPECT_POISONED(test, q);
+}
+
 /* Any context: kmalloc_nolock()/kfree_nolock() keep the same edges. */
 static void kmalloc_nolock_owns_what_it_asked(struct kunit *test)
 {
@@ -359,6 +379,7 @@ static void free_blocks_are_poisoned(struct kunit *test)
 
 static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(kmalloc_owns_what_it_asked),
+	KUNIT_CASE(kmalloc_of_a_variable_size_owns_what_it_asked),
 	KUNIT_CASE(kmalloc_nolock_owns_what_it_asked),
 	KUNIT_CASE(large_kmalloc_owns_what_it_asked),
 	KUNIT_CASE(cache_objects_and_metadata),

@@ -47,7 +47,8 @@ void slab_test_env_exit(void);
 
 /* The fast-path calls, each holding one or more inlined sequences. */
 enum rseq_call {
-	CALL_KMALLOC,
+	CALL_KMALLOC,           /* a constant size: __kmalloc_cache() */
+	CALL_KMALLOC_VARIABLE,  /* a size the compiler cannot see: __kmalloc() */
 	CALL_KFREE,
 	CALL_CACHE_ALLOC,
 	CALL_CACHE_FREE,
@@ -58,6 +59,7 @@ enum rseq_call {
 
 static const char *const rseq_call_names[NR_RSEQ_CALLS] = {
 	[CALL_KMALLOC] = "kmalloc",
+	[CALL_KMALLOC_VARIABLE] = "kmalloc (variable size)",
 	[CALL_KFREE] = "kfree",
 	[CALL_CACHE_ALLOC] = "kmem_cache_alloc",
 	[CALL_CACHE_FREE] = "kmem_cache_free",
@@ -67,13 +69,15 @@ static const char *const rseq_call_names[NR_RSEQ_CALLS] = {
 
 static bool call_uses_kmalloc(enum rseq_call c)
 {
-	return c == CALL_KMALLOC || c == CALL_KFREE ||
+	return c == CALL_KMALLOC || c == CALL_KMALLOC_VARIABLE ||
+	       c == CALL_KFREE ||
 	       c == CALL_KMALLOC_NOLOCK || c == CALL_KFREE_NOLOCK;
 }
 
 static bool call_allocates(enum rseq_call c)
 {
-	return c == CALL_KMALLOC || c == CALL_CACHE_ALLOC ||
+	return c == CALL_KMALLOC || c == CALL_KMALLOC_VARIABLE ||
+	       c == CALL_CACHE_ALLOC ||
 	       c == CALL_KMALLOC_NOLOCK;
 }
 
@@ -193,6 +197,9 @@ static void call_free(struct kmem_cache *s, enum rseq_call c, void *p)
 		kmem_cache_free(s, p);
 }
 
+/* RSEQ_OBJECT_SIZE, hidden from the compiler. */
+static volatile size_t variable_size = RSEQ_OBJECT_SIZE;
+
 /* The call under test, traced; its object for the allocating ones. */
 static __noinline void *traced_call(struct kmem_cache *s, enum rseq_call c,
 				    void *object)
@@ -203,6 +210,9 @@ static __noinline void *traced_call(struct kmem_cache *s, enum rseq_call c,
 	switch (c) {
 	case CALL_KMALLOC:
 		got = kmalloc(RSEQ_OBJECT_SIZE, GFP_KERNEL);
+		break;
+	case CALL_KMALLOC_VARIABLE:
+		got = kmalloc(variable_size, GFP_KERNEL);
 		break;
 	case CALL_KFREE:
 		kfree(object);

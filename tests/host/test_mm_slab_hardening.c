@@ -176,6 +176,7 @@ static struct kunit_case slab_hardening_z_cases[] = {
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
 	KUNIT_CASE(double_free_of_a_parked_object),
 	KUNIT_CASE(kmalloc_nolock_keeps_the_size_asked),
+	KUNIT_CASE(kmalloc_keeps_the_size_asked),
 	{}
 };
 

@@ -2,9 +2,11 @@
  * singlestep_test.c - an NMI, an IRQ or another CPU's flush at every
  * instruction of the inline sheaf fast paths, by single-stepping them.
  *
- * The fast paths (mm/slab_internal.h: __pcs_alloc_fast(), pcs_free_fast(),
- * inlined into kmalloc(), kfree(), kmem_cache_alloc(), kmem_cache_free(),
- * kmalloc_nolock() and kfree_nolock()) are restartable sequences
+ * The fast paths (mm/slab_internal.h: pcs_alloc_fast(), __pcs_alloc_fast(),
+ * pcs_free_fast(), inlined into __kmalloc() and __kmalloc_cache() - the
+ * two ways kmalloc() goes, for a variable and a constant size -, kfree(),
+ * kmem_cache_alloc(), kmem_cache_free(), kmalloc_nolock() and
+ * kfree_nolock()) are restartable sequences
  * (include/rseq.h) with IRQs ON: anything that lands on the CPU inside one
  * - an NMI, an IRQ, a flush IPI from another CPU - uses the sheaf freely,
  * and the entry code (rseq_ip_fixup()) sends the sequence back to its
@@ -112,6 +114,7 @@
 
 enum fast_path {
 	FP_KMALLOC,
+	FP_KMALLOC_CONST,
 	FP_KFREE,
 	FP_CACHE_ALLOC,
 	FP_CACHE_FREE,
@@ -126,6 +129,7 @@ static const struct {
 	bool private_cache;  /* kmem_cache_*() on the test's cache */
 } paths[NR_FAST_PATHS] = {
 	[FP_KMALLOC]        = { "kmalloc", true, false },
+	[FP_KMALLOC_CONST]  = { "kmalloc_const", true, false },
 	[FP_KFREE]          = { "kfree", false, false },
 	[FP_CACHE_ALLOC]    = { "kmem_cache_alloc", true, true },
 	[FP_CACHE_FREE]     = { "kmem_cache_free", false, true },
@@ -422,6 +426,13 @@ static __noinline void traced_call(struct run_ctx *c)
 	case FP_KMALLOC:
 		trace_flag_set();
 		ret = kmalloc(c->size, GFP_KERNEL);
+		trace_flag_clear();
+		break;
+	case FP_KMALLOC_CONST:
+		/* The size as a constant: the class chosen at the call site,
+		 * __kmalloc_cache() (c->size is KMALLOC_PATH_SIZE's class). */
+		trace_flag_set();
+		ret = kmalloc(KMALLOC_PATH_SIZE, GFP_KERNEL);
 		trace_flag_clear();
 		break;
 	case FP_KFREE:

@@ -714,6 +714,32 @@ static void kmalloc_nolock_keeps_the_size_asked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
 }
 
+/*
+ * kmalloc() keeps the size asked on a debug kmalloc cache both ways it
+ * goes: with the size a constant (the class chosen at the call site,
+ * __kmalloc_cache()) and with a size the compiler cannot see
+ * (__kmalloc()).  Skipped where the kmalloc caches keep no size.
+ */
+static void kmalloc_keeps_the_size_asked(struct kunit *test)
+{
+	struct kmem_cache *s = kmalloc_slab(KMALLOC_ASKED);
+	volatile size_t asked = KMALLOC_ASKED;
+	u8 *constant, *variable;
+
+	if (!s->orig_size_offset)
+		kunit_skip(test, "the kmalloc caches keep no size (slub_debug=Z does)");
+	constant = kmalloc(KMALLOC_ASKED, GFP_KERNEL);
+	variable = kmalloc(asked, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, constant);
+	KUNIT_ASSERT_NOT_NULL(test, variable);
+	KUNIT_EXPECT_EQ(test, slab_kmalloc_orig_size(s, constant),
+			KMALLOC_ASKED);
+	KUNIT_EXPECT_EQ(test, slab_kmalloc_orig_size(s, variable),
+			KMALLOC_ASKED);
+	kfree(constant);
+	kfree(variable);
+}
+
 static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(kmalloc_red_zone_survives_deferred_free),
 	KUNIT_CASE(tiny_object_red_zone_is_its_own),
@@ -731,6 +757,7 @@ static struct kunit_case slab_hardening_cases[] = {
 	KUNIT_CASE(free_of_the_slab_tail_is_refused),
 	KUNIT_CASE(kfree_of_the_slab_tail_is_refused),
 	KUNIT_CASE(kmalloc_nolock_keeps_the_size_asked),
+	KUNIT_CASE(kmalloc_keeps_the_size_asked),
 	{}
 };
 
