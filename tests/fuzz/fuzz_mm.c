@@ -551,6 +551,9 @@ static void op_cache_create(struct fuzz_input *in)
 	if (flagbits & 0x04) flags |= SLAB_POISON;
 	if (flagbits & 0x08) flags |= SLAB_STORE_USER;
 	if (flagbits & 0x10) flags |= SLAB_HWCACHE_ALIGN;
+	/* Half the explicit capacities below the default stay as small as
+	 * asked (as the tests make them), half are raised to the default. */
+	if (how & 0x80) flags |= SLAB_TEST_SHEAF_CAPACITY;
 	/* Debug flags on a fraction only: most caches keep their sheaves. */
 	if (!(flagbits & 0xc0))
 		flags &= ~SLAB_DEBUG_FLAGS;

@@ -85,7 +85,8 @@ static unsigned long quiesced_free_pages(void)
 static struct kmem_cache *private_cache(struct kunit *test, const char *name)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = CAP };
-	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args, 0);
+	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args,
+						      SLAB_TEST_SHEAF_CAPACITY);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	if (s->flags & SLAB_DEBUG_FLAGS) {

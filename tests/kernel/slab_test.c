@@ -632,7 +632,7 @@ static struct kmem_cache *sheaf_cache(struct kunit *test, unsigned int cap)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = cap };
 	struct kmem_cache *s = kmem_cache_create_args("test_sheaf", 64, &args,
-						      0);
+						      SLAB_TEST_SHEAF_CAPACITY);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	/* slub_debug= on the command line makes every cache a debug cache,
@@ -771,6 +771,42 @@ static void kmalloc_sheaf_capacities_follow_the_slot_size(struct kunit *test)
 			kunit_skip(test, "slub_debug= is on: caches have no sheaves");
 		KUNIT_EXPECT_EQ(test, s->size, want[i].size);
 		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
+	}
+}
+
+/*
+ * An explicit sheaf_capacity is a minimum, as in Linux: below the default
+ * for the slot size it gives the default, above it the capacity asked for,
+ * rounded up so the sheaf fills its kmalloc object.
+ */
+static void sheaf_capacity_asked_is_a_minimum(struct kunit *test)
+{
+	static const struct {
+		unsigned int size, asked, capacity;
+	} want[] = {
+		{ 64, 4, 60 },       /* below the default: the default */
+		{ 64, 60, 60 },      /* the default itself */
+		{ 64, 100, 124 },    /* 32 + 800 bytes fill kmalloc-1k: 124 */
+		{ 4096, 2, 4 },      /* a page: default 4 */
+		{ 4096, 8, 8 },      /* 32 + 64 bytes fill kmalloc-96: 8 */
+		{ 4096, 9, 12 },     /* 32 + 72 bytes fill kmalloc-128: 12 */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct kmem_cache_args args = {
+			.sheaf_capacity = want[i].asked,
+		};
+		struct kmem_cache *s = kmem_cache_create_args(
+			"test_sheaf_min", want[i].size, &args, 0);
+
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		if (s->flags & SLAB_DEBUG_FLAGS) {
+			kmem_cache_destroy(s);
+			kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+		}
+		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
+		KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 	}
 }
 
@@ -986,6 +1022,7 @@ static struct kunit_case sheaf_cases[] = {
 	KUNIT_CASE(sheaf_swap_with_spare),
 	KUNIT_CASE(sheaf_barn_exchange_and_limits),
 	KUNIT_CASE(sheaf_capacity_zero_disables_sheaves),
+	KUNIT_CASE(sheaf_capacity_asked_is_a_minimum),
 	KUNIT_CASE(kmalloc_sheaf_capacities_follow_the_slot_size),
 	KUNIT_CASE(prefilled_sheaf_refill_and_return),
 	KUNIT_CASE(prefilled_sheaf_survives_exhaustion),
