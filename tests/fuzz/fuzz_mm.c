@@ -1261,6 +1261,7 @@ static void boot(struct fuzz_input *in)
 	host_cpu_id = 0;
 	host_nmi_nesting = host_irq_nesting = 0;
 	nr_cpu_ids = cpus % FUZZ_MAX_CPUS + 1;
+	nr_cpu_possible = nr_cpu_ids;   /* caches sized for exactly these */
 	page_poisoning = poison & 1;
 	host_direct_map_base = (unsigned long)arena - FUZZ_ARENA_PHYS;
 	memblock_reset();
@@ -1328,6 +1329,7 @@ static void teardown(void)
 	memblock_reset();
 	page_poisoning = false;
 	nr_cpu_ids = 1;
+	nr_cpu_possible = NR_CPUS;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

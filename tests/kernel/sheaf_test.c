@@ -831,7 +831,7 @@ static void shrink_while_other_cpus_allocate(struct kunit *test)
 	kunit_info(test, "%u shrinks, %lu flush requests found a fast path inside",
 		   st->shrinks, slab_stat_sum(st->s, SHEAF_FLUSH_BUSY));
 	kmem_cache_shrink(st->s);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
+	for_each_possible_cpu(cpu)
 		expect_cpu_flushed(test, st->s, cpu);
 	KUNIT_EXPECT_EQ(test, slab_cache_check(st->s), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(st->s), 0);

@@ -810,6 +810,31 @@ static void sheaf_capacity_asked_is_a_minimum(struct kunit *test)
 	}
 }
 
+/*
+ * A cache holds one line of sheaves per possible CPU, not per NR_CPUS: the
+ * cache of caches hands out kmem_cache_struct_size(nr_cpu_possible) bytes
+ * (4 KiB of lines for NR_CPUS = 64 would be 128 bytes with two CPUs).
+ * make test boots with 1, 2, 4, 6 and 64 CPUs; the host's tests with 4.
+ */
+static void cache_struct_follows_the_cpu_count(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("test_cpus", 64, 0, 0, NULL);
+	struct page *slab;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_LE(test, nr_cpu_ids, nr_cpu_possible);
+	KUNIT_EXPECT_LE(test, nr_cpu_possible, NR_CPUS);
+	slab = virt_to_slab(s);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	KUNIT_EXPECT_EQ(test, slab->slab_cache->object_size,
+			kmem_cache_struct_size(nr_cpu_possible));
+	KUNIT_EXPECT_EQ(test, ksize(s) < kmem_cache_struct_size(NR_CPUS),
+			nr_cpu_possible < NR_CPUS);
+	/* Each CPU's sheaves fill a cache line of their own. */
+	KUNIT_EXPECT_EQ(test, (unsigned long)s->cpu_sheaves % SMP_LINE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
 static void sheaf_capacity_zero_disables_sheaves(struct kunit *test)
 {
 	unsigned long before = quiesced_free_pages();
@@ -1006,7 +1031,7 @@ static void shrink_flushes_every_cpu(struct kunit *test)
 		smp_call_function_single(cpu, xcpu_free, x, true);
 	}
 	kmem_cache_shrink(x->s);
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+	for_each_possible_cpu(cpu) {
 		KUNIT_EXPECT_PTR_EQ(test, x->s->cpu_sheaves[cpu].main,
 				    &bootstrap_sheaf);
 		KUNIT_EXPECT_NULL(test, x->s->cpu_sheaves[cpu].spare);
@@ -1023,6 +1048,7 @@ static struct kunit_case sheaf_cases[] = {
 	KUNIT_CASE(sheaf_barn_exchange_and_limits),
 	KUNIT_CASE(sheaf_capacity_zero_disables_sheaves),
 	KUNIT_CASE(sheaf_capacity_asked_is_a_minimum),
+	KUNIT_CASE(cache_struct_follows_the_cpu_count),
 	KUNIT_CASE(kmalloc_sheaf_capacities_follow_the_slot_size),
 	KUNIT_CASE(prefilled_sheaf_refill_and_return),
 	KUNIT_CASE(prefilled_sheaf_survives_exhaustion),
