@@ -828,8 +828,6 @@ static void cache_struct_follows_the_cpu_count(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, slab);
 	KUNIT_EXPECT_EQ(test, slab->slab_cache->object_size,
 			kmem_cache_struct_size(nr_cpu_possible));
-	KUNIT_EXPECT_EQ(test, ksize(s) < kmem_cache_struct_size(NR_CPUS),
-			nr_cpu_possible < NR_CPUS);
 	/* Each CPU's sheaves fill a cache line of their own. */
 	KUNIT_EXPECT_EQ(test, (unsigned long)s->cpu_sheaves % SMP_LINE_SIZE, 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
