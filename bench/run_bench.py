@@ -153,6 +153,141 @@ def summary(groups, mode):
     return "#### Headline figures\n\n" + "\n".join(out) + "\n"
 
 
+# ---- bytes parked per kmalloc class, by three sets of rules ----
+
+# Linux 7.0 (mm/slub.c): the same thresholds on the slot size as ours
+# (include nothing of ours: the columns are computed independently), a
+# struct slab_sheaf header of 32 bytes (a 16-byte union of the barn link,
+# rcu_head and capacity; the cache pointer; size; node), the capacity
+# rounded up to fill the sheaf's kmalloc bucket, and a barn per node of at
+# most MAX_FULL_SHEAVES = MAX_EMPTY_SHEAVES = 10.
+LINUX_KMALLOC_SIZES = (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
+                       4096, 8192)
+LINUX_SHEAF_HEADER = 32
+LINUX_BARN_MAX_FULL = 10
+LINUX_BARN_MAX_EMPTY = 10
+PAGE_SIZE = 4096
+
+# bpf_mem_alloc (kernel/bpf/memalloc.c): per CPU and per unit size (16 ..
+# 4096 bytes, 96 and 192 included) a free list refilled by irq_work below
+# the low watermark and trimmed above the high one: low 32 / high 96 for
+# units up to 256 bytes, else 32*256/unit and 96*256/unit (at least 1 and
+# 3).  No shared level behind the CPUs.
+BPF_UNIT_SIZES = (16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096)
+
+
+def linux_sheaf(slot):
+    """(capacity, bytes of the sheaf array) for a slot size, Linux's way."""
+    if slot >= PAGE_SIZE:
+        cap = 4
+    elif slot >= 1024:
+        cap = 12
+    elif slot >= 256:
+        cap = 26
+    else:
+        cap = 60
+    want = LINUX_SHEAF_HEADER + cap * 8
+    bucket = min(s for s in LINUX_KMALLOC_SIZES if s >= want)
+    return (bucket - LINUX_SHEAF_HEADER) // 8, bucket
+
+
+def bpf_high_watermark(unit):
+    return 96 if unit <= 256 else max(96 * 256 // unit, 3)
+
+
+def sheaf_worst(cap, slot, array, max_full, max_empty):
+    """Worst case of sheaf rules: per CPU main and spare full; per barn
+    max_full full sheaves and max_empty empty ones."""
+    full = cap * slot + array
+    return 2 * full, max_full * full + max_empty * array
+
+
+def grouped_bytes(n):
+    return "{:,}".format(n).replace(",", " ")
+
+
+def class_memory_rows(rs):
+    """{class name: {capacity, slot, sheaf_array, cpu: [..], barn}} and the
+    barn limits, from the single_class_memory rows."""
+    classes, limits = {}, {}
+    for r in rs:
+        v, value = r["variant"], int(float(r["median"]))
+        if v.startswith("barn."):
+            limits[v[len("barn."):]] = value
+            continue
+        name, what = v.split(".", 1)
+        c = classes.setdefault(name, {"size": None, "cpu": []})
+        if what in ("capacity", "slot", "sheaf_array"):
+            c[what] = value
+            c["size"] = int(r["param"])
+        elif what == "after_workload.cpu":
+            c["cpu"].append(value)
+        elif what == "after_workload.barn":
+            c["barn"] = value
+    return classes, limits
+
+
+def class_memory_table(groups):
+    """Bytes parked per kmalloc class: worst case by our rules, Linux's and
+    bpf_mem_alloc's, and what one CPU and the barn held after the
+    workload (measured)."""
+    rs = groups.get("single_class_memory")
+    if not rs:
+        return ""
+    classes, limits = class_memory_rows(rs)
+    lines = [
+        "### Bytes parked per kmalloc class", "",
+        "Worst case: per CPU, main and spare full (2 x capacity objects of "
+        "the slot size, and the two sheaf arrays); per barn, its limit of "
+        "full sheaves (%d) and of empty ones (%d).  Measured: after "
+        "kmalloc() of 1000 objects of the class and kfree() of all of "
+        "them, on one CPU.  Linux: the same rules computed from Linux's "
+        "thresholds and barn limits (%d/%d); bpf_mem_alloc: its high "
+        "watermark of one unit size per CPU, nothing shared."
+        % (limits.get("max_full", 0), limits.get("max_empty", 0),
+           LINUX_BARN_MAX_FULL, LINUX_BARN_MAX_EMPTY), "",
+        "| class | capacity (ours / Linux) | sheaf array | worst per CPU | "
+        "measured per CPU | Linux per CPU | bpf_mem_alloc per CPU | "
+        "worst per barn | measured barn | Linux per barn |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    total = [0] * 7
+    for name, c in sorted(classes.items(), key=lambda kv: kv[1]["size"]):
+        if "capacity" not in c or "barn" not in c:
+            continue
+        cpu, barn = sheaf_worst(c["capacity"], c["slot"], c["sheaf_array"],
+                                limits.get("max_full", 0),
+                                limits.get("max_empty", 0))
+        lcap, larray = linux_sheaf(c["slot"])
+        lcpu, lbarn = sheaf_worst(lcap, c["slot"], larray,
+                                  LINUX_BARN_MAX_FULL, LINUX_BARN_MAX_EMPTY)
+        measured_cpu = max(c["cpu"]) if c["cpu"] else 0
+        bpf = (bpf_high_watermark(c["size"]) * c["size"]
+               if c["size"] in BPF_UNIT_SIZES else None)
+        for i, v in enumerate((cpu, measured_cpu, lcpu, bpf or 0, barn,
+                               c["barn"], lbarn)):
+            total[i] += v
+        lines.append("| %s | %d / %d | %d | %s | %s | %s | %s | %s | %s | "
+                     "%s |" % (
+                         name, c["capacity"], lcap, c["sheaf_array"],
+                         grouped_bytes(cpu), grouped_bytes(measured_cpu),
+                         grouped_bytes(lcpu),
+                         grouped_bytes(bpf) if bpf is not None else "none",
+                         grouped_bytes(barn), grouped_bytes(c["barn"]),
+                         grouped_bytes(lbarn)))
+    lines.append("| **all classes** | | | **%s** | **%s** | **%s** | **%s** "
+                 "| **%s** | **%s** | **%s** |" % tuple(
+                     grouped_bytes(t) for t in total))
+    lines.append("")
+    lines.append("Bytes; \"measured per CPU\" is the most any CPU held.  "
+                 "bpf_mem_alloc has no 8-byte unit (an 8-byte request takes "
+                 "a 16-byte one) and none above 4 KiB; its list may pass the "
+                 "high watermark until the irq_work runs, and objects "
+                 "waiting for an RCU grace period are not counted.  Linux "
+                 "keeps a third sheaf per CPU, rcu_free, for kfree_rcu(): "
+                 "up to one more full sheaf on a cache freed that way.")
+    return "\n".join(lines) + "\n"
+
+
 XLABELS = {
     "single_kmalloc_pair": "object size (bytes)",
     "single_pages": "order",
@@ -488,6 +623,7 @@ def main():
         mode_text = "%s; CPU: %s" % (mode, machine or "unknown")
         report.append(table(groups, title, mode_text))
         report.append(summary(groups, mode))
+        report.append(class_memory_table(groups))
         for png in plot(a.out, groups, mode):
             report.append("![%s](%s)\n" % (os.path.basename(png),
                                            os.path.basename(png)))

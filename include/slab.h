@@ -43,6 +43,11 @@ typedef unsigned int slab_flags_t;
 #define SLAB_KMALLOC            (1u << 6) /* a kmalloc class: with
 					     SLAB_RED_ZONE, the bytes past the
 					     size asked for are red zone too */
+/* Tests only: kmem_cache_args.sheaf_capacity replaces the default
+ * instead of being a minimum (see calculate_sheaf_capacity(), mm/sheaf.c),
+ * so a test reaches the spare, the barn and the refill with a handful of
+ * objects.  No cache of the kernel itself sets it. */
+#define SLAB_TEST_SHEAF_CAPACITY (1u << 7)
 
 /* Any of these makes a "debug cache": it bypasses sheaves, as in Linux. */
 #define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
@@ -54,7 +59,10 @@ typedef unsigned int slab_flags_t;
  * Extra arguments of kmem_cache_create_args().  A zeroed struct means:
  * natural alignment, no constructor, and NO sheaves (capacity 0), as in
  * Linux 6.18 where sheaves are opted into.  SHEAF_CAPACITY_DEFAULT picks
- * the capacity from the object size (what kmem_cache_create() does).
+ * the capacity from the slot size (what kmem_cache_create() does); any
+ * other sheaf_capacity is a minimum, as in Linux: the default for the slot
+ * size wins when it is larger (SLAB_TEST_SHEAF_CAPACITY, for tests, turns
+ * that off).
  */
 #define SHEAF_CAPACITY_DEFAULT 0xffffffffu
 

@@ -49,6 +49,13 @@ struct percpu {
 
 extern struct percpu percpu_areas[NR_CPUS];
 extern unsigned int nr_cpu_ids;  /* CPUs brought up (dense numbers) */
+/*
+ * CPUs that may ever run: the boot CPU and every other CPU the MADT lists.
+ * NR_CPUS until smp_prepare_cpus() has read the MADT, then lowered once,
+ * before the slab allocator sizes each cache's per-CPU sheaves by it, and
+ * never changed again.  nr_cpu_ids <= nr_cpu_possible <= NR_CPUS.
+ */
+extern unsigned int nr_cpu_possible;
 
 static __always_inline struct percpu *this_cpu(void)
 {
@@ -69,12 +76,15 @@ static __always_inline unsigned int smp_processor_id(void)
 }
 
 /*
- * This CPU's entry in array, an array of NR_CPUS entries of SMP_LINE_SIZE
- * bytes each: one instruction (an add from GS), no CPU number needed.
+ * base + this CPU's number * SMP_LINE_SIZE: this CPU's entry of an array of
+ * one SMP_LINE_SIZE entry per CPU that starts at base, or at a constant
+ * offset from it (which the caller adds, and the compiler folds into the
+ * displacement of each access: a cache's cpu_sheaves[], slab_internal.h).
+ * One instruction (an add from GS), no CPU number needed.
  */
-static __always_inline void *this_cpu_line(void *array)
+static __always_inline void *this_cpu_line(void *base)
 {
-	unsigned long p = (unsigned long)array;
+	unsigned long p = (unsigned long)base;
 
 	__asm__ ("addq %%gs:%c1, %0"
 		 : "+r"(p)
@@ -124,12 +134,16 @@ static __always_inline bool in_task(void)
 #define per_cpu_ptr(name, cpu) (&(name)[cpu])
 #define this_cpu_ptr(name) (&(name)[smp_processor_id()])
 
-#define for_each_possible_cpu(c) for ((c) = 0; (c) < NR_CPUS; (c)++)
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < nr_cpu_possible; (c)++)
 #define for_each_online_cpu(c) \
 	for ((c) = 0; (c) < nr_cpu_ids; (c)++)
 
 void percpu_init_boot_cpu(void);
-/* Boot CPU, once: APICs, the other CPUs, the watchdog (smpboot.c). */
+/* Boot CPU, once, before the memory allocators: the boot CPU's APIC and
+ * the MADT, which sets nr_cpu_possible (smpboot.c). */
+void smp_prepare_cpus(void);
+/* Boot CPU, once, after them: the APIC timer, the other CPUs, the
+ * watchdog (smpboot.c). */
 void smp_init(void);
 void percpu_setup(unsigned int cpu, u32 apic_id);
 

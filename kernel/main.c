@@ -168,9 +168,10 @@ void kernel_main(u32 magic, u32 info_phys)
 	pr_info("mm: page poisoning %s\n", page_poisoning ?
 		"on: freed pages are filled and checked when handed out" :
 		"off (page_poison turns it on)");
+	smp_prepare_cpus();              /* MADT: the CPUs per-CPU data is for */
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
-	smp_init();                      /* APICs, other CPUs, NMI watchdog */
+	smp_init();                      /* APIC timer, other CPUs, watchdog */
 
 	run_self_tests();                /* never returns */
 }

@@ -12,6 +12,7 @@
 
 struct percpu percpu_areas[NR_CPUS];
 unsigned int nr_cpu_ids = 1;
+unsigned int nr_cpu_possible = NR_CPUS;   /* until the MADT is read */
 
 void percpu_setup(unsigned int cpu, u32 apic_id)
 {

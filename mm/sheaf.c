@@ -43,6 +43,14 @@
  * from their slabs, so a cache never needs a sheaf to make a sheaf (the
  * recursion hazard of Linux).
  *
+ * Capacity (calculate_sheaf_capacity()) follows Linux: by the slot size,
+ * 60 objects below 256 bytes, 28 below 1 KiB, 12 below a page, 4 from a
+ * page on, so a full sheaf parks a few KiB whatever the class.  A
+ * creator's sheaf_capacity may raise that, never lower it.  Tests that
+ * want the spare, the barn and the refill after four objects say so with
+ * SLAB_TEST_SHEAF_CAPACITY, a flag no cache of the kernel sets: the rule
+ * stays Linux's, and a test that bends it names the bend where it does.
+ *
  * Locking: see the lock order at the top of mm/slab.c.  Here:
  *   - pcs->lock (local_trylock_t): always *try*-locked.  The slow paths
  *     here hold it with IRQs off, so in the kernel only an NMI may find it
@@ -123,15 +131,27 @@ static unsigned int default_sheaf_capacity(unsigned int slot_size)
 #define SHEAF_CAPACITY_MAX \
 	((KMALLOC_MAX_CACHE_SIZE - SHEAF_HEADER_SIZE) / sizeof(void *))
 
+/*
+ * The capacity of s's sheaves.  wanted is the creator's sheaf_capacity: 0
+ * for none, SHEAF_CAPACITY_DEFAULT for the default, else a minimum (as in
+ * Linux): the default for the slot size unless wanted is larger.  Only a
+ * cache made with SLAB_TEST_SHEAF_CAPACITY takes a smaller wanted as it
+ * is, so that a test reaches the spare, the barn and the refill after a
+ * handful of objects.  Either way the result is rounded up to fill the
+ * kmalloc object the sheaf lives in.
+ */
 unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
 				      unsigned int wanted)
 {
+	unsigned int floor = default_sheaf_capacity(s->size);
 	size_t bytes;
 
 	if (wanted == 0)
 		return 0;
 	if (wanted == SHEAF_CAPACITY_DEFAULT)
-		wanted = default_sheaf_capacity(s->size);
+		wanted = floor;
+	else if (!(s->flags & SLAB_TEST_SHEAF_CAPACITY))
+		wanted = max(wanted, floor);
 	wanted = min(wanted, (unsigned int)SHEAF_CAPACITY_MAX);
 	/* Use the whole kmalloc object the sheaf will live in. */
 	bytes = kmalloc_size_roundup(SHEAF_HEADER_SIZE + wanted * sizeof(void *));

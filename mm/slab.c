@@ -114,7 +114,6 @@
 #define REDZONE_SIZE       WORD
 
 BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SLAB_CACHE_LINE);
-BUILD_BUG_ON(offsetof(struct kmem_cache, cpu_sheaves) != 0);
 
 LIST_HEAD(slab_caches);
 DEFINE_SPINLOCK(slab_caches_lock);
@@ -128,8 +127,18 @@ static slab_flags_t slub_debug_flags;
 static const char *slub_debug_names;   /* ",a,b" after the letters, or NULL */
 static unsigned long cache_serial;
 
-/* The cache of struct kmem_cache, itself static so it needs no cache. */
-static struct kmem_cache kmem_cache_boot __aligned(SLAB_CACHE_LINE);
+/*
+ * The cache of struct kmem_cache, itself static so it needs no cache.
+ * Static storage cannot wait for the CPU count, so it has room for
+ * NR_CPUS lines; only the first nr_cpu_possible are ever used.  (A union
+ * may hold a struct with a flexible array, C11 6.7.2.1.)
+ */
+static union {
+	struct kmem_cache cache;
+	char bytes[sizeof(struct kmem_cache) +
+		   NR_CPUS * sizeof(struct slub_percpu_sheaves)];
+} kmem_cache_boot_storage __aligned(SLAB_CACHE_LINE);
+#define kmem_cache_boot (kmem_cache_boot_storage.cache)
 
 /* Kernel symbol lookup when linked into the kernel; absent on the host. */
 void kallsyms_format(unsigned long addr, char *buf, size_t size)
@@ -1617,7 +1626,7 @@ void slab_host_reset(void)
 	}
 	kmalloc_host_reset();
 	INIT_LIST_HEAD(&slab_caches);
-	memset(&kmem_cache_boot, 0, sizeof(kmem_cache_boot));
+	memset(&kmem_cache_boot_storage, 0, sizeof(kmem_cache_boot_storage));
 	slab_up = false;
 	__atomic_store_n(&slab_available, false, __ATOMIC_RELEASE);
 	slub_debug_flags = 0;
@@ -1635,9 +1644,13 @@ void kmem_cache_init(const char *slub_debug)
 
 	if (slab_up)
 		return;
+	/* Every cache gets sheaves for nr_cpu_possible CPUs: no other CPU
+	 * may ever run (smp_prepare_cpus() set it; the host's tests do). */
+	BUG_ON(nr_cpu_possible > NR_CPUS || nr_cpu_ids > nr_cpu_possible);
 	slub_debug_parse(slub_debug);
 	/* The cache of caches: no sheaves, so it never needs a sheaf. */
-	if (setup_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache),
+	if (setup_cache(&kmem_cache_boot, "kmem_cache",
+			(unsigned int)kmem_cache_struct_size(nr_cpu_possible),
 			&boot_args, 0))
 		panic("slab: cannot set up the kmem_cache cache");
 	add_to_cache_list(&kmem_cache_boot);
@@ -1647,8 +1660,9 @@ void kmem_cache_init(const char *slub_debug)
 	kmalloc_init();
 	/* Release: whoever sees it true sees every kmalloc cache made. */
 	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
-	pr_info("slab: struct kmem_cache %u bytes, kmalloc 8 B..%u KiB, slub_debug: %s\n",
-		kmem_cache_boot.size, KMALLOC_MAX_CACHE_SIZE >> 10,
+	pr_info("slab: struct kmem_cache %u bytes (%u possible CPU%s), kmalloc 8 B..%u KiB, slub_debug: %s\n",
+		kmem_cache_boot.size, nr_cpu_possible,
+		nr_cpu_possible == 1 ? "" : "s", KMALLOC_MAX_CACHE_SIZE >> 10,
 		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
 						     : "every cache")
 				 : "off");

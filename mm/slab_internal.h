@@ -6,10 +6,11 @@
  * Shape of a cache (one node in this kernel, node 0):
  *
  *   kmem_cache
- *     cpu_sheaves[cpu]   main + spare sheaf, local_trylock_t   (sheaf.c)
  *     node
  *       barn             full and empty sheaves, barn->lock     (sheaf.c)
  *       partial, full    slab lists, list_lock                 (slab.c)
+ *     cpu_sheaves[cpu]   main + spare sheaf, local_trylock_t   (sheaf.c),
+ *                        one cache line per possible CPU, last
  *
  * Invariants:
  *   - cpu_sheaves[c].main is never NULL while its lock is free; it may be
@@ -127,7 +128,7 @@ struct slub_percpu_sheaves {
 	unsigned long alloc_pcs;
 	unsigned long free_pcs;
 	/* One cache line per CPU, so CPUs never write each other's line
-	 * (the array starts line-aligned: see kmem_cache_init()). */
+	 * (the array starts line-aligned: see struct kmem_cache). */
 	char pad[SLAB_CACHE_LINE - 5 * sizeof(unsigned long)];
 };
 
@@ -138,9 +139,15 @@ struct slab_track {
 	unsigned int valid;
 };
 
+#define KMEM_CACHE_PAD_TO_LINE 56
+
+/*
+ * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
+ * (nr_cpu_possible, known before the first cache is made and fixed from
+ * then on), so a cache takes kmem_cache_struct_size(nr_cpu_possible)
+ * bytes: every loop over a cache's CPUs is for_each_possible_cpu().
+ */
 struct kmem_cache {
-	/* First, so each CPU's entry fills one cache line of its own. */
-	struct slub_percpu_sheaves cpu_sheaves[NR_CPUS];
 	const char *name;
 	unsigned int object_size;  /* what the user asked for */
 	unsigned int size;         /* stride between objects, metadata included */
@@ -164,7 +171,22 @@ struct kmem_cache {
 	struct list_head list;     /* slab_caches */
 	struct kmem_cache_node node;
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
+	/* To the next cache line (the BUILD_BUG_ON below says when a new
+	 * field needs this changed).  Not an alignment attribute: that would
+	 * make the struct 64-byte aligned, and list_for_each_entry() forms a
+	 * struct kmem_cache pointer from the list head at its end. */
+	char pad_to_line[KMEM_CACHE_PAD_TO_LINE];
+	/* Last, on a line of its own (the cache itself starts on one:
+	 * kmem_cache_init()), so each CPU's entry fills one cache line. */
+	struct slub_percpu_sheaves cpu_sheaves[];
 };
+
+/* Bytes of a struct kmem_cache with sheaves for nr_cpus CPUs. */
+static inline size_t kmem_cache_struct_size(unsigned int nr_cpus)
+{
+	return offsetof(struct kmem_cache, cpu_sheaves) +
+	       (size_t)nr_cpus * sizeof(struct slub_percpu_sheaves);
+}
 
 BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SMP_LINE_SIZE);
 /* The restartable sequences below test the lock flag with cmpb and the
@@ -173,11 +195,28 @@ BUILD_BUG_ON(sizeof(((struct slub_percpu_sheaves *)0)->lock) != 1);
 BUILD_BUG_ON(sizeof(((struct slab_sheaf *)0)->size) != 4);
 BUILD_BUG_ON(sizeof(((struct slab_sheaf *)0)->capacity) != 4);
 
-/* This CPU's sheaves of s: one add from GS (this_cpu_line()). */
+BUILD_BUG_ON(offsetof(struct kmem_cache, cpu_sheaves) % SMP_LINE_SIZE);
+
+/*
+ * This CPU's sheaves of s: one add from GS (this_cpu_line()) to s itself,
+ * and the constant offset of cpu_sheaves[], which the compiler folds into
+ * each access.  PCS_OFFSET() is that sum for the fast paths' assembly,
+ * which is handed this_cpu_line(s), so that no instruction is spent on
+ * the constant there either.
+ */
+#define PCS_OFFSET(field) (offsetof(struct kmem_cache, cpu_sheaves) + \
+			   offsetof(struct slub_percpu_sheaves, field))
+
+static __always_inline struct slub_percpu_sheaves *pcs_of_line(char *line)
+{
+	return (struct slub_percpu_sheaves *)
+		(line + offsetof(struct kmem_cache, cpu_sheaves));
+}
+
 static __always_inline struct slub_percpu_sheaves *
 this_cpu_sheaves(struct kmem_cache *s)
 {
-	return this_cpu_line(s->cpu_sheaves);
+	return pcs_of_line(this_cpu_line(s));
 }
 
 extern struct list_head slab_caches;
@@ -300,7 +339,8 @@ static __always_inline void pcs_stat_inc(unsigned long *counter)
 
 static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 {
-	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
+	char *line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
+	struct slub_percpu_sheaves *pcs = pcs_of_line(line);
 	struct slab_sheaf *main;
 	unsigned long size;
 	void *object;
@@ -308,9 +348,9 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 	/* size = main->size; if (!size) slow; object = objects[size - 1];
 	 * commit: main->size-- (one read-modify-write). */
 	__asm__ __volatile__ goto(
-		"1:	cmpb $0, %c[lock](%[pcs])\n\t"
+		"1:	cmpb $0, %c[lock](%[line])\n\t"
 		"jne %l[slow]\n\t"
-		"movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"movq %c[main](%[line]), %[sheaf]\n\t"
 		"movl %c[size](%[sheaf]), %k[n]\n\t"
 		"testl %k[n], %k[n]\n\t"
 		"jz %l[slow]\n\t"
@@ -319,9 +359,9 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 		"2:\n\t"
 		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_INSNS)
 		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
-		: [pcs] "r"(pcs),
-		  [lock] "i"(offsetof(struct slub_percpu_sheaves, lock)),
-		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		: [line] "r"(line),
+		  [lock] "i"(PCS_OFFSET(lock)),
+		  [main] "i"(PCS_OFFSET(main)),
 		  [size] "i"(offsetof(struct slab_sheaf, size)),
 		  [objs] "i"(offsetof(struct slab_sheaf, objects))
 		: "cc", "memory"
@@ -421,13 +461,15 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 	struct slub_percpu_sheaves *pcs;
 	struct slab_sheaf *main;
 	unsigned long size;
+	char *line;
 	void *object;
 
 	if (unlikely(in_nmi()))
 		return NULL;
-	pcs = this_cpu_sheaves(s);
+	line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
+	pcs = pcs_of_line(line);
 	__asm__ __volatile__ goto(
-		"1:	movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"1:	movq %c[main](%[line]), %[sheaf]\n\t"
 		"movl %c[size](%[sheaf]), %k[n]\n\t"
 		"testl %k[n], %k[n]\n\t"
 		"jz %l[slow]\n\t"
@@ -436,8 +478,8 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 		"2:\n\t"
 		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_TASK_INSNS)
 		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
-		: [pcs] "r"(pcs),
-		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		: [line] "r"(line),
+		  [main] "i"(PCS_OFFSET(main)),
 		  [size] "i"(offsetof(struct slab_sheaf, size)),
 		  [objs] "i"(offsetof(struct slab_sheaf, objects))
 		: "cc", "memory"
@@ -453,7 +495,8 @@ slow:
 
 static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 {
-	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(s);
+	char *line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
+	struct slub_percpu_sheaves *pcs = pcs_of_line(line);
 	struct slab_sheaf *main;
 	unsigned long size;
 
@@ -462,9 +505,9 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 	 * objects[size] = object (a free slot: rule 3 of rseq.h);
 	 * commit: main->size++ (one read-modify-write). */
 	__asm__ __volatile__ goto(
-		"1:	cmpb $0, %c[lock](%[pcs])\n\t"
+		"1:	cmpb $0, %c[lock](%[line])\n\t"
 		"jne %l[slow]\n\t"
-		"movq %c[main](%[pcs]), %[sheaf]\n\t"
+		"movq %c[main](%[line]), %[sheaf]\n\t"
 		"movl %c[size](%[sheaf]), %k[n]\n\t"
 		"cmpl %c[cap](%[sheaf]), %k[n]\n\t"
 		"jae %l[slow]\n\t"
@@ -473,9 +516,9 @@ static __always_inline bool pcs_free_fast(struct kmem_cache *s, void *object)
 		"2:\n\t"
 		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_PUSH_INSNS)
 		: [sheaf] "=&r"(main), [n] "=&r"(size)
-		: [pcs] "r"(pcs), [obj] "r"(object),
-		  [lock] "i"(offsetof(struct slub_percpu_sheaves, lock)),
-		  [main] "i"(offsetof(struct slub_percpu_sheaves, main)),
+		: [line] "r"(line), [obj] "r"(object),
+		  [lock] "i"(PCS_OFFSET(lock)),
+		  [main] "i"(PCS_OFFSET(main)),
 		  [size] "i"(offsetof(struct slab_sheaf, size)),
 		  [cap] "i"(offsetof(struct slab_sheaf, capacity)),
 		  [objs] "i"(offsetof(struct slab_sheaf, objects))

@@ -1,14 +1,17 @@
 /*
  * smpboot.c - bring every CPU of the MADT online.
  *
- * smp_init() runs once on the boot CPU (BSP), after paging and before the
- * self-tests:
+ * Two calls on the boot CPU (BSP).  smp_prepare_cpus(), after paging and
+ * before the memory allocators, so that they size their per-CPU data by
+ * the CPUs that exist:
  *   1. apic_choose_mode(), the BSP's local APIC (x2APIC or xAPIC), the
  *      PIC masked, the vectors of the timer and of the IPIs installed;
  *   2. acpi_init(), given the BSP's APIC id: the CPUs (APIC ids) and
  *      interrupt wiring from the MADT, without the CPUs whose APIC id the
- *      chosen mode cannot address (above 0xfe in xAPIC mode); then the
- *      APIC timer calibrated and ticking, IRQs enabled;
+ *      chosen mode cannot address (above 0xfe in xAPIC mode); their count
+ *      is nr_cpu_possible from then on.
+ * smp_init(), once the allocators work, before the self-tests: the APIC
+ * timer calibrated and ticking, IRQs enabled;
  *   3. for each other CPU of the MADT, INIT-SIPI-SIPI (SDM vol. 3A, 9.4.4.1)
  *      through the real-mode trampoline (trampoline.asm) at
  *      TRAMPOLINE_PHYS, one CPU at a time, each with a timeout;
@@ -45,6 +48,7 @@
 #include <memlayout.h>
 #include <nmi.h>
 #include <printk.h>
+#include <slab.h>
 #include <smp.h>
 #include <string.h>
 #include <watchdog.h>
@@ -284,11 +288,11 @@ static void start_all_aps(void)
 
 		if (id == bsp_id)
 			continue;
-		if (cpu >= NR_CPUS) {
-			/* A guard only: the parse keeps at most NR_CPUS - 1
-			 * CPUs besides the BSP (acpi.c, add_cpu()). */
-			pr_warn("smp: CPU with APIC id %u not started: cpu%u would be past NR_CPUS (%u)\n",
-				id, cpu, NR_CPUS);
+		if (cpu >= nr_cpu_possible) {
+			/* A guard only: smp_prepare_cpus() counted every CPU
+			 * of the MADT (at most NR_CPUS: acpi.c, add_cpu()). */
+			pr_warn("smp: CPU with APIC id %u not started: cpu%u would be past the %u possible CPUs\n",
+				id, cpu, nr_cpu_possible);
 			break;
 		}
 		if (start_ap(cpu, id, timeout_ms * 1000)) {
@@ -344,7 +348,21 @@ static void nmi_boot_check(void)
 		watchdog_enabled ? "on" : "off");
 }
 
-void smp_init(void)
+/*
+ * How many CPUs may ever run: the boot CPU and each other CPU the MADT
+ * lists (start_all_aps() numbers them 1, 2, ... in MADT order, skipping
+ * the BSP's entry and reusing the number of one that does not answer).
+ */
+static unsigned int madt_possible_cpus(void)
+{
+	const struct acpi_madt_info *m = &acpi_madt_info;
+
+	if (!m->valid)
+		return 1;
+	return m->nr_cpus + !m->boot_cpu_listed;
+}
+
+void smp_prepare_cpus(void)
 {
 	apic_choose_mode();
 	apic_init_boot();
@@ -364,6 +382,14 @@ void smp_init(void)
 		  percpu_areas[0].apic_id);
 	if (acpi_madt_info.valid)
 		apic_check_madt_address(acpi_madt_info.lapic_phys);
+	/* Once, before anything sizes per-CPU data by it (the slab
+	 * allocator's caches: kmem_cache_init()). */
+	WARN_ON(slab_is_available());
+	nr_cpu_possible = min(madt_possible_cpus(), (unsigned int)NR_CPUS);
+}
+
+void smp_init(void)
+{
 	apic_timer_calibrate();
 	apic_timer_start_periodic();
 	pr_info("apic: %s mode, BSP APIC id %u, timer %lu.%03lu MHz (bus/16), tick %u Hz\n",

@@ -36,7 +36,7 @@ static void bench_setup(void)
 		exit(1);
 	}
 	host_cpu_id = 0;
-	nr_cpu_ids = 1;
+	nr_cpu_ids = nr_cpu_possible = 1;
 	kmem_cache_init(NULL);
 }
 

@@ -25,6 +25,11 @@
  *                           task context and inside an NMI handler
  *   single_memory           bytes parked in sheaves and the barn after the
  *                           batch workload, and after kmem_cache_shrink()
+ *   single_class_memory     every kmalloc class: its sheaf capacity, slot
+ *                           and sheaf array sizes and the barn's limits
+ *                           (run_bench.py computes the worst case from
+ *                           them), and the bytes parked per CPU and in the
+ *                           barn after allocating and freeing 1000 objects
  *
  * Each measurement repeats its batch BENCH_REPS times after one warm-up,
  * so the figures are those of the steady state (sheaves already made).
@@ -670,6 +675,72 @@ static void run_memory(void)
 				  "after_shrink");
 }
 
+/*
+ * The kmalloc classes, smallest first (slab_caches holds them in the order
+ * kmalloc_init() made them); at most MAX_CLASSES.
+ */
+#define MAX_CLASSES 16
+
+static unsigned int kmalloc_classes(struct kmem_cache **classes)
+{
+	struct kmem_cache *s;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list)
+		if ((s->flags & SLAB_KMALLOC) && n < MAX_CLASSES)
+			classes[n++] = s;
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	return n;
+}
+
+/* What the rules allow a class to park: the report multiplies it out. */
+static void report_class_rules(const char *group, struct kmem_cache *s)
+{
+	unsigned int cap = s->sheaf_capacity;
+	char variant[64];
+	u64 array = cap ? kmalloc_size_roundup(SHEAF_HEADER_SIZE +
+					       cap * sizeof(void *)) : 0;
+
+	snprintf(variant, sizeof(variant), "%s.capacity", kmem_cache_name(s));
+	bench_report_value(group, variant, s->object_size, cap, "objects");
+	snprintf(variant, sizeof(variant), "%s.slot", kmem_cache_name(s));
+	bench_report_value(group, variant, s->object_size, s->size, "bytes");
+	snprintf(variant, sizeof(variant), "%s.sheaf_array", kmem_cache_name(s));
+	bench_report_value(group, variant, s->object_size, array, "bytes");
+}
+
+/*
+ * Every kmalloc class in turn: its rules, then BATCH_MAX kmalloc()s of
+ * its size and as many kfree()s (which leave main and spare full, the
+ * barn at its limit and the rest in the slabs), then what is parked.
+ * The classes are shrunk at the end, so the other groups find them as
+ * before.
+ */
+static void run_class_memory(void)
+{
+	static const char group[] = "single_class_memory";
+	struct kmem_cache *classes[MAX_CLASSES];
+	unsigned int n = kmalloc_classes(classes), c, i;
+
+	bench_report_value(group, "barn.max_full", 0, BARN_MAX_FULL, "sheaves");
+	bench_report_value(group, "barn.max_empty", 0, BARN_MAX_EMPTY,
+			   "sheaves");
+	for (c = 0; c < n; c++) {
+		struct kmem_cache *s = classes[c];
+
+		report_class_rules(group, s);
+		for (i = 0; i < BATCH_MAX; i++)
+			objs[i] = kmalloc(s->object_size, GFP_KERNEL);
+		for (i = 0; i < BATCH_MAX; i++)
+			kfree(objs[i]);
+		bench_report_cache_memory(group, s, "after_workload");
+	}
+	for (c = 0; c < n; c++)
+		kmem_cache_shrink(classes[c]);
+}
+
 static const struct bench_group kmalloc_pair_bench = {
 	.name = "single_kmalloc_pair", .run = run_kmalloc_pair,
 };
@@ -699,3 +770,8 @@ static const struct bench_group memory_bench = {
 	.name = "single_memory", .run = run_memory,
 };
 bench_group(memory_bench);
+
+static const struct bench_group class_memory_bench = {
+	.name = "single_class_memory", .run = run_class_memory,
+};
+bench_group(class_memory_bench);

@@ -170,6 +170,10 @@ static struct model {
 	uint8_t next_seed;
 	unsigned int ops;
 	const char *op;                 /* the operation running, for reports */
+	/* The cache kmem_cache_destroy() is working on, or NULL: an NMI
+	 * frees no object of it (no caller may free into a cache while it
+	 * destroys it; the free could land before the leak check). */
+	struct kmem_cache *destroying;
 #ifdef FUZZ_PLANTED_BUG
 	int planted_freed_cache;        /* cache of the last free, or -1 */
 	bool planted_done;
@@ -551,6 +555,9 @@ static void op_cache_create(struct fuzz_input *in)
 	if (flagbits & 0x04) flags |= SLAB_POISON;
 	if (flagbits & 0x08) flags |= SLAB_STORE_USER;
 	if (flagbits & 0x10) flags |= SLAB_HWCACHE_ALIGN;
+	/* Half the explicit capacities below the default stay as small as
+	 * asked (as the tests make them), half are raised to the default. */
+	if (how & 0x80) flags |= SLAB_TEST_SHEAF_CAPACITY;
 	/* Debug flags on a fraction only: most caches keep their sheaves. */
 	if (!(flagbits & 0xc0))
 		flags &= ~SLAB_DEBUG_FLAGS;
@@ -622,7 +629,9 @@ static void destroy_with_leaks(int c)
 	int ret;
 
 	kunit_expect_report(&fuzz_test, "objects still allocated: cache kept");
+	m.destroying = m.caches[c].s;
 	ret = kmem_cache_destroy(m.caches[c].s);
+	m.destroying = NULL;
 	FUZZ_ASSERT(ret == -1, "kmem_cache_destroy(%s) with live objects: %d",
 		    cache_names[c], ret);
 	FUZZ_ASSERT(__atomic_load_n(&r->seen, __ATOMIC_RELAXED) == 1,
@@ -1120,7 +1129,8 @@ static void nmi_action(uint8_t action, uint8_t arg)
 	case NMI_KFREE:
 	case NMI_CACHE_FREE:
 		i = pick_object(arg, -1);
-		if (i < 0)
+		if (i < 0 || (m.objects[i].kind == OBJ_CACHE &&
+			      m.caches[m.objects[i].cache].s == m.destroying))
 			return;
 		o = take_object((unsigned int)i);
 		prepare_free(&o);
@@ -1251,6 +1261,7 @@ static void boot(struct fuzz_input *in)
 	host_cpu_id = 0;
 	host_nmi_nesting = host_irq_nesting = 0;
 	nr_cpu_ids = cpus % FUZZ_MAX_CPUS + 1;
+	nr_cpu_possible = nr_cpu_ids;   /* caches sized for exactly these */
 	page_poisoning = poison & 1;
 	host_direct_map_base = (unsigned long)arena - FUZZ_ARENA_PHYS;
 	memblock_reset();
@@ -1318,6 +1329,7 @@ static void teardown(void)
 	memblock_reset();
 	page_poisoning = false;
 	nr_cpu_ids = 1;
+	nr_cpu_possible = NR_CPUS;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

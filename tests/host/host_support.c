@@ -37,6 +37,7 @@ __thread unsigned int host_nmi_nesting;
 __thread unsigned int host_irq_nesting;
 __thread unsigned long host_irq_flags = RFLAGS_IF;
 unsigned int nr_cpu_ids = 1;
+unsigned int nr_cpu_possible = NR_CPUS;
 unsigned long host_direct_map_base;
 unsigned long warn_count;
 u64 boot_seed = 0x5eedf00dull;  /* the kernel's comes from seed= or the TSC */

@@ -36,6 +36,9 @@ static int slab_test_env_init_memory(void)
 		return -1;
 	host_cpu_id = 0;
 	nr_cpu_ids = HOST_TEST_CPUS;
+	/* Caches sized for exactly these CPUs: a loop past them is caught
+	 * by the shadow (a cache is itself a slab object). */
+	nr_cpu_possible = HOST_TEST_CPUS;
 	return 0;
 }
 
@@ -54,6 +57,7 @@ void slab_test_env_exit(void)
 	slab_host_reset();
 	drain_all_pages();
 	nr_cpu_ids = 1;
+	nr_cpu_possible = NR_CPUS;
 	host_cpu_id = 0;
 	arena_exit(&test_arena);
 }

@@ -36,7 +36,7 @@ static int hardening_z_suite_init(struct kunit_suite *suite)
 	if (!arena_boot(&test_arena))
 		return -1;
 	host_cpu_id = 0;
-	nr_cpu_ids = Z_TEST_CPUS;
+	nr_cpu_ids = nr_cpu_possible = Z_TEST_CPUS;
 	kmem_cache_init("Z");
 	return 0;
 }

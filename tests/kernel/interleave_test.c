@@ -664,7 +664,8 @@ static struct kmem_cache *make_cache(const char *name, unsigned int size,
 
 static bool setup_sheaf_cache(void)
 {
-	il.s = il.filter = make_cache("il_sheaves", 64, IL_CAP, 0);
+	il.s = il.filter = make_cache("il_sheaves", 64, IL_CAP,
+				      SLAB_TEST_SHEAF_CAPACITY);
 	return il.s;
 }
 

@@ -65,7 +65,8 @@ static void make_private_cache(struct kunit *test)
 	struct kmem_cache_args args = { .sheaf_capacity = CHECK_CAP };
 	unsigned int i;
 
-	cc = kmem_cache_create_args("test_mm_check", 64, &args, 0);
+	cc = kmem_cache_create_args("test_mm_check", 64, &args,
+				    SLAB_TEST_SHEAF_CAPACITY);
 	KUNIT_ASSERT_NOT_NULL(test, cc);
 	for (i = 0; i < CHECK_OBJS; i++) {
 		objs[i] = kmem_cache_alloc(cc, GFP_KERNEL);

@@ -728,7 +728,8 @@ static void busy_sheaf_and_no_memory_says_busy(struct kunit *test)
 	struct kmem_cache *s;
 	bool ran;
 
-	s = kmem_cache_create_args("test_nolock_busy", 128, &args, 0);
+	s = kmem_cache_create_args("test_nolock_busy", 128, &args,
+				   SLAB_TEST_SHEAF_CAPACITY);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	if (!cache_has_sheaves(s)) {
 		kmem_cache_destroy(s);
@@ -934,7 +935,8 @@ static struct kmem_cache *sheaf_hazard_cache(struct kunit *test,
 					     const char *name)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = SMALL_CAP };
-	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args, 0);
+	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args,
+						      SLAB_TEST_SHEAF_CAPACITY);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	if ((s->flags & SLAB_DEBUG_FLAGS) && s->sheaf_capacity == 0) {

@@ -85,7 +85,8 @@ static unsigned long quiesced_free_pages(void)
 static struct kmem_cache *private_cache(struct kunit *test, const char *name)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = CAP };
-	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args, 0);
+	struct kmem_cache *s = kmem_cache_create_args(name, 64, &args,
+						      SLAB_TEST_SHEAF_CAPACITY);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	if (s->flags & SLAB_DEBUG_FLAGS) {
@@ -831,7 +832,7 @@ static void shrink_while_other_cpus_allocate(struct kunit *test)
 	kunit_info(test, "%u shrinks, %lu flush requests found a fast path inside",
 		   st->shrinks, slab_stat_sum(st->s, SHEAF_FLUSH_BUSY));
 	kmem_cache_shrink(st->s);
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
+	for_each_possible_cpu(cpu)
 		expect_cpu_flushed(test, st->s, cpu);
 	KUNIT_EXPECT_EQ(test, slab_cache_check(st->s), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(st->s), 0);

@@ -1441,7 +1441,7 @@ static int singlestep_suite_init(struct kunit_suite *suite)
 	};
 
 	test_cache = kmem_cache_create_args("singlestep", CACHE_OBJECT_SIZE,
-					    &args, 0);
+					    &args, SLAB_TEST_SHEAF_CAPACITY);
 	if (!test_cache)
 		return -1;
 	debug_exception_handler = singlestep_db_handler;

@@ -632,7 +632,7 @@ static struct kmem_cache *sheaf_cache(struct kunit *test, unsigned int cap)
 {
 	struct kmem_cache_args args = { .sheaf_capacity = cap };
 	struct kmem_cache *s = kmem_cache_create_args("test_sheaf", 64, &args,
-						      0);
+						      SLAB_TEST_SHEAF_CAPACITY);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	/* slub_debug= on the command line makes every cache a debug cache,
@@ -772,6 +772,65 @@ static void kmalloc_sheaf_capacities_follow_the_slot_size(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, s->size, want[i].size);
 		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
 	}
+}
+
+/*
+ * An explicit sheaf_capacity is a minimum, as in Linux: below the default
+ * for the slot size it gives the default, above it the capacity asked for,
+ * rounded up so the sheaf fills its kmalloc object.
+ */
+static void sheaf_capacity_asked_is_a_minimum(struct kunit *test)
+{
+	static const struct {
+		unsigned int size, asked, capacity;
+	} want[] = {
+		{ 64, 4, 60 },       /* below the default: the default */
+		{ 64, 60, 60 },      /* the default itself */
+		{ 64, 100, 124 },    /* 32 + 800 bytes fill kmalloc-1k: 124 */
+		{ 4096, 2, 4 },      /* a page: default 4 */
+		{ 4096, 8, 8 },      /* 32 + 64 bytes fill kmalloc-96: 8 */
+		{ 4096, 9, 12 },     /* 32 + 72 bytes fill kmalloc-128: 12 */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct kmem_cache_args args = {
+			.sheaf_capacity = want[i].asked,
+		};
+		struct kmem_cache *s = kmem_cache_create_args(
+			"test_sheaf_min", want[i].size, &args, 0);
+
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		if (s->flags & SLAB_DEBUG_FLAGS) {
+			kmem_cache_destroy(s);
+			kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+		}
+		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
+		KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	}
+}
+
+/*
+ * A cache holds one line of sheaves per possible CPU, not per NR_CPUS: the
+ * cache of caches hands out kmem_cache_struct_size(nr_cpu_possible) bytes
+ * (4 KiB of lines for NR_CPUS = 64 would be 128 bytes with two CPUs).
+ * make test boots with 1, 2, 4, 6 and 64 CPUs; the host's tests with 4.
+ */
+static void cache_struct_follows_the_cpu_count(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("test_cpus", 64, 0, 0, NULL);
+	struct page *slab;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_LE(test, nr_cpu_ids, nr_cpu_possible);
+	KUNIT_EXPECT_LE(test, nr_cpu_possible, NR_CPUS);
+	slab = virt_to_slab(s);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	KUNIT_EXPECT_EQ(test, slab->slab_cache->object_size,
+			kmem_cache_struct_size(nr_cpu_possible));
+	/* Each CPU's sheaves fill a cache line of their own. */
+	KUNIT_EXPECT_EQ(test, (unsigned long)s->cpu_sheaves % SMP_LINE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
 
 static void sheaf_capacity_zero_disables_sheaves(struct kunit *test)
@@ -970,7 +1029,7 @@ static void shrink_flushes_every_cpu(struct kunit *test)
 		smp_call_function_single(cpu, xcpu_free, x, true);
 	}
 	kmem_cache_shrink(x->s);
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+	for_each_possible_cpu(cpu) {
 		KUNIT_EXPECT_PTR_EQ(test, x->s->cpu_sheaves[cpu].main,
 				    &bootstrap_sheaf);
 		KUNIT_EXPECT_NULL(test, x->s->cpu_sheaves[cpu].spare);
@@ -986,6 +1045,8 @@ static struct kunit_case sheaf_cases[] = {
 	KUNIT_CASE(sheaf_swap_with_spare),
 	KUNIT_CASE(sheaf_barn_exchange_and_limits),
 	KUNIT_CASE(sheaf_capacity_zero_disables_sheaves),
+	KUNIT_CASE(sheaf_capacity_asked_is_a_minimum),
+	KUNIT_CASE(cache_struct_follows_the_cpu_count),
 	KUNIT_CASE(kmalloc_sheaf_capacities_follow_the_slot_size),
 	KUNIT_CASE(prefilled_sheaf_refill_and_return),
 	KUNIT_CASE(prefilled_sheaf_survives_exhaustion),

@@ -16,12 +16,15 @@ extern __thread unsigned int host_cpu_id;
 extern __thread unsigned int host_nmi_nesting;
 extern __thread unsigned int host_irq_nesting;
 extern unsigned int nr_cpu_ids;
+/* NR_CPUS unless a test lowers it before kmem_cache_init() (it sizes each
+ * cache's per-CPU sheaves); nr_cpu_ids stays at most this. */
+extern unsigned int nr_cpu_possible;
 
 static inline unsigned int smp_processor_id(void) { return host_cpu_id; }
 #define SMP_LINE_SIZE 64
-static inline void *this_cpu_line(void *array)
+static inline void *this_cpu_line(void *base)
 {
-	return (char *)array + (unsigned long)host_cpu_id * SMP_LINE_SIZE;
+	return (char *)base + (unsigned long)host_cpu_id * SMP_LINE_SIZE;
 }
 static inline bool in_nmi(void) { return host_nmi_nesting != 0; }
 static inline bool in_irq(void) { return host_irq_nesting != 0; }
@@ -35,7 +38,7 @@ static inline bool in_exception(void) { return false; }
 #define per_cpu_ptr(name, cpu) (&(name)[cpu])
 #define this_cpu_ptr(name) (&(name)[smp_processor_id()])
 
-#define for_each_possible_cpu(c) for ((c) = 0; (c) < NR_CPUS; (c)++)
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < nr_cpu_possible; (c)++)
 #define for_each_online_cpu(c) for ((c) = 0; (c) < nr_cpu_ids; (c)++)
 
 /*

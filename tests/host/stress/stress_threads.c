@@ -675,7 +675,7 @@ static int stress_init(struct kunit *test)
 	if (!arena_boot(&test_arena))
 		return -1;
 	host_cpu_id = 0;
-	nr_cpu_ids = STRESS_CPUS;
+	nr_cpu_ids = nr_cpu_possible = STRESS_CPUS;
 	slab_report_count_only = true;
 	kmem_cache_init(NULL);
 	cache_pcs = kmem_cache_create("stress_pcs", 120, 0, 0, NULL);
