@@ -371,7 +371,7 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL) \
 		--fuzz $(FUZZ_MM):$(FUZZ_MM_TEST_RUNS) \
 		--fuzz $(FUZZ_MEMBLOCK):$(FUZZ_MEMBLOCK_TEST_RUNS) \
 		--broken-fuzz $(FUZZ_MM_PLANTED):$(FUZZ_MM_TEST_RUNS) \
-		--mutate-check \
+		--mutate-check --docs-check \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$$CMDLINE" \
 		--plugin-check $(PLUGIN)

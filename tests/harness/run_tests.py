@@ -579,6 +579,30 @@ def run_mutate_check(log_dir, tally):
     tally.add(passed, failed)
 
 
+# scripts/check-docs.py: every file, function and make target README.md and
+# docs/ quote exists, and its self-test (a planted bad name) is reported.
+DOCS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "scripts", "check-docs.py")
+DOCS_CHECK_TIMEOUT = 120
+
+
+def run_docs_check(log_dir, tally):
+    """check-docs.py --self-test, then the docs themselves: two checks."""
+    for name, args in (("docs:self-test", ["--self-test"]),
+                       ("docs:names", [])):
+        log_path = os.path.join(log_dir, name.replace(":", "-") + ".log")
+        returncode, timed_out = run_with_deadline(
+            [sys.executable, DOCS_SCRIPT] + args, log_path,
+            DOCS_CHECK_TIMEOUT)
+        text = open(log_path, errors="replace").read()
+        ok = returncode == 0 and not timed_out
+        print("%-30s %s" % (name, "ok" if ok else "FAIL; log: " + log_path))
+        if not ok:
+            for line in text.splitlines():
+                print("    " + line)
+        tally.check(ok)
+
+
 # A panic while another CPU drains its NMI buffer to a slow UART under the
 # console lock (tests/harness/broken_tests.c, broken_panic_during_drain):
 # the panic must wait for that CPU's piece instead of reading the buffer at
@@ -991,6 +1015,7 @@ def main():
     ap.add_argument("--broken-fuzz", action="append", default=[])
     ap.add_argument("--fuzz-runs", type=int, default=FUZZ_RUNS)
     ap.add_argument("--mutate-check", action="store_true")
+    ap.add_argument("--docs-check", action="store_true")
     ap.add_argument("--plugin-check", metavar="PLUGIN")
     a = ap.parse_args()
     os.makedirs(a.log_dir, exist_ok=True)
@@ -1013,6 +1038,8 @@ def main():
                    tally, must_fail=spec in a.broken_fuzz)
     if a.mutate_check:
         run_mutate_check(a.log_dir, tally)
+    if a.docs_check:
+        run_docs_check(a.log_dir, tally)
     if not a.host_only:
         run_watchdog_stretch_check(tally)
         for name, smp, mem, cmdline in BOOT_CONFIGS:

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""check-docs.py - the docs name only what exists.
+
+README.md and docs/*.md quote the tree in backticks: files (`mm/slab.c`),
+functions (`kmem_cache_free()`), make targets (`make bench`).  A rename or
+a deleted function leaves such a name behind, and a learner who follows it
+finds nothing.  This script lists every quoted name that the tree does not
+have:
+
+  - a path ending in a source or text suffix must be a file git tracks
+    (relative to the root, to the document's folder, or as the tail of a
+    tracked path);
+  - name() must occur as a word in the tracked C, assembly, Python, shell,
+    linker or make files;
+  - `make target` must be a target of the Makefile.
+
+Some names are not ours and are allowed by name below, each with its
+reason (Linux's files, what a run writes under build/, placeholders in
+examples).  Exit status 1 when anything is missing, with file:line: what.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
+    __file__)), ".."))
+
+SOURCE_SUFFIXES = ("c", "h", "py", "md", "asm", "ld", "sh", "ini")
+CODE_SUFFIXES = (".c", ".h", ".asm", ".py", ".ld", ".sh", ".ini")
+
+# Names the docs may quote that this tree does not hold, and why.
+FOREIGN_PATHS = {
+    "mm/slub.c": "Linux's SLUB, the reference design",
+    "kernel/bpf/memalloc.c": "Linux's bpf_mem_alloc, compared with",
+    "qemu-plugin.h": "QEMU's plugin header, which Debian does not ship",
+    "report.md": "written by make bench under build/bench/",
+    "host.md": "written by make bench-host under build/bench/",
+    "path/to/my_test.c": "a placeholder in an example",
+    "_test.c": "a file-name pattern (tests/kernel/*_test.c)",
+}
+GENERATED_PREFIX = "build/"     # what a run writes: not in git
+
+PATH_RE = re.compile(r"(?<![\w/.*-])((?:[\w.*-]+/)*[\w.*-]+\.(?:%s))\b"
+                     % "|".join(SOURCE_SUFFIXES))
+FUNCTION_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(\)")
+MAKE_RE = re.compile(r"^(?:[A-Z]+=\S+\s+)*make\s+([a-z][\w-]*)")
+QUOTED_RE = re.compile(r"`([^`\n]+)`")
+
+
+def tracked_files():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    return [f for f in out.split("\n") if f]
+
+
+def code_words(files):
+    words = set()
+    for f in files:
+        if f.endswith(CODE_SUFFIXES) or os.path.basename(f) == "Makefile":
+            try:
+                with open(os.path.join(ROOT, f), errors="replace") as fh:
+                    words.update(re.findall(r"\w+", fh.read()))
+            except OSError:
+                pass
+    return words
+
+
+def make_targets():
+    targets = set()
+    with open(os.path.join(ROOT, "Makefile")) as fh:
+        for line in fh:
+            m = re.match(r"^([a-z][\w-]*(?:\s+[a-z][\w-]*)*)\s*:(?!=)", line)
+            if m:
+                targets.update(m.group(1).split())
+    return targets
+
+
+def path_exists(path, doc, files, file_set):
+    if path in FOREIGN_PATHS or path.startswith(GENERATED_PREFIX):
+        return True
+    if "*" in path:
+        pattern = re.compile("^" + re.escape(path).replace(r"\*", "[^/]*")
+                             + "$")
+        return any(pattern.match(f) or pattern.match(os.path.basename(f))
+                   for f in files)
+    beside = os.path.normpath(os.path.join(os.path.dirname(doc), path))
+    return (path in file_set or beside in file_set or
+            any(f.endswith("/" + path) for f in files))
+
+
+def check(doc, files, file_set, words, targets):
+    with open(os.path.join(ROOT, doc)) as fh:
+        return check_text(doc, fh.read(), files, file_set, words, targets)
+
+
+def check_text(doc, text, files, file_set, words, targets):
+    problems = []
+    for m in QUOTED_RE.finditer(text):
+        quoted = m.group(1).strip()
+        line = text.count("\n", 0, m.start()) + 1
+        for p in PATH_RE.finditer(quoted):
+            if not path_exists(p.group(1), doc, files, file_set):
+                problems.append("%s:%d: no file %s" % (doc, line,
+                                                       p.group(1)))
+        for f in FUNCTION_RE.finditer(quoted):
+            if f.group(1) not in words:
+                problems.append("%s:%d: no function %s()" % (
+                    doc, line, f.group(1)))
+        mk = MAKE_RE.match(quoted)
+        if mk and mk.group(1) not in targets:
+            problems.append("%s:%d: no make target %s" % (doc, line,
+                                                         mk.group(1)))
+    return problems
+
+
+# --self-test: a made-up document with three good names and three bad
+# ones, over a made-up tree; exactly the bad ones must be reported, so the
+# check is shown able to fail.
+SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`.
+Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`.
+"""
+SELF_TEST_EXPECT = [
+    "self-test.md:2: no file mm/slob.c",
+    "self-test.md:2: no function kfree_gone()",
+    "self-test.md:2: no make target benhc",
+]
+
+
+def self_test():
+    files = ["mm/slab.c"]
+    got = check_text("self-test.md", SELF_TEST_DOC, files, set(files),
+                     {"kfree"}, {"bench"})
+    ok = got == SELF_TEST_EXPECT
+    print("check-docs: self-test %s" % ("passed" if ok else
+                                        "FAILED: %r" % got))
+    return 0 if ok else 1
+
+
+def main():
+    if "--self-test" in sys.argv[1:]:
+        return self_test()
+    files = tracked_files()
+    file_set = set(files)
+    docs = ["README.md"] + sorted(
+        f for f in files if f.startswith("docs/") and f.endswith(".md"))
+    words = code_words(files)
+    targets = make_targets()
+    problems = []
+    for doc in docs:
+        problems += check(doc, files, file_set, words, targets)
+    for p in problems:
+        print(p)
+    print("check-docs: %d documents, %d names missing" % (len(docs),
+                                                         len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
