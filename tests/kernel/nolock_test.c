@@ -1233,6 +1233,25 @@ static void what_may_be_passed_where(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
+/*
+ * Every node number other than 0 and NUMA_NO_NODE is refused, the
+ * extremes of an int included: the fast path's one-compare node test
+ * must not overflow on them (a signed overflow is undefined behaviour,
+ * which the host's UBSan build stops at).
+ */
+static void kmalloc_nolock_refuses_every_other_node(struct kunit *test)
+{
+	static const int nodes[] = {
+		1, 2, -2, (int)(~0u >> 1), -(int)(~0u >> 1) - 1,
+	};
+	unsigned int i;
+
+	stats_mark();
+	for (i = 0; i < ARRAY_SIZE(nodes); i++)
+		KUNIT_EXPECT_NULL(test, kmalloc_nolock(64, 0, nodes[i]));
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), ARRAY_SIZE(nodes));
+}
+
 static void *bad_target;
 
 static void nmi_kfree_bad(void)
@@ -1386,6 +1405,7 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(nmi_mid_swap),
 	KUNIT_CASE(nmi_on_debug_cache),
 	KUNIT_CASE(what_may_be_passed_where),
+	KUNIT_CASE(kmalloc_nolock_refuses_every_other_node),
 	KUNIT_CASE(kfree_nolock_refuses_what_kmalloc_never_gave),
 	KUNIT_CASE(kmalloc_in_nmi_is_refused),
 	KUNIT_CASE(bulk_calls_in_nmi),
