@@ -526,8 +526,9 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 
 /*
  * The fast path is kmalloc()'s without the NMI test: one unsigned compare
- * for the size (0 wraps above the limit), one for the node (NUMA_NO_NODE
- * and 0 are the two that pass), the flat size table, and the sheaf pop,
+ * for the size (0 wraps above the limit), one for the node (in unsigned
+ * arithmetic, so that no int overflows: NUMA_NO_NODE, -1, and 0 are the
+ * two that come out at most 1), the flat size table, and the sheaf pop,
  * which is safe in any context.  The table's entry is NULL until
  * kmalloc_init() has made every class (an NMI may come in during boot):
  * that goes slow too, where slab_is_available() answers.
@@ -535,7 +536,7 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
-		   (unsigned int)(node - NUMA_NO_NODE) <= 1 &&
+		   (unsigned int)node + 1 <= 1 &&
 		   !(gfp & __GFP_ZERO))) {
 		struct kmem_cache *s = READ_ONCE(
 			kmalloc_cache_by_size[(size - 1) / KMALLOC_SMALL_STEP]);
