@@ -1290,6 +1290,15 @@ static void nmi_kmalloc(void)
 
 static void kmalloc_in_nmi_is_refused(struct kunit *test)
 {
+	struct kmem_cache *s = kmalloc_slab(32);
+
+	/* The class's sheaf holds an object first, so the task-context pop
+	 * (which reads no lock flag, and would pop under a slow path the
+	 * NMI interrupted) could serve the NMI: it must refuse all the
+	 * same, and leave the object where it is. */
+	kfree(kmalloc(32, GFP_KERNEL));
+	if (cache_has_sheaves(s))
+		KUNIT_EXPECT_GT(test, this_cpu_sheaves(s)->main->size, 0u);
 	mixed[0] = (void *)1;
 	/* A bug in the caller, who wanted kmalloc_nolock(): it says so. */
 	kunit_expect_report(test, "WARNING: in_nmi()");
