@@ -121,10 +121,10 @@ unsigned int kmem_cache_sheaf_size(const struct slab_sheaf *sheaf);
 
 /*
  * kmalloc() is inline, as in Linux: when the compiler knows the size (the
- * usual kmalloc(sizeof(*p), ...)) and the flags ask for no zeroing, the
- * class is chosen at the call site and the call goes straight to
- * __kmalloc_cache() with the class's cache; otherwise to __kmalloc(),
- * which looks the class up and zeroes.  Both try the CPU's sheaf first.
+ * usual kmalloc(sizeof(*p), ...)), the class is chosen at the call site
+ * and the call goes straight to __kmalloc_cache() with the class's cache;
+ * otherwise to __kmalloc(), which looks the class up.  Both try the CPU's
+ * sheaf first, and both take any flags.
  */
 #define NR_KMALLOC_CACHES       13
 extern struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
@@ -165,14 +165,12 @@ static __always_inline unsigned int kmalloc_index_const(size_t size)
 }
 
 void *__kmalloc(size_t size, gfp_t gfp);
-/* gfp without __GFP_ZERO (kmalloc() sends those to __kmalloc()). */
 void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size);
 
 static __always_inline void *kmalloc(size_t size, gfp_t gfp)
 {
 	if (__builtin_constant_p(size) && size &&
-	    size <= KMALLOC_MAX_CACHE_SIZE &&
-	    __builtin_constant_p(gfp) && !(gfp & __GFP_ZERO))
+	    size <= KMALLOC_MAX_CACHE_SIZE)
 		return __kmalloc_cache(kmalloc_caches[kmalloc_index_const(size)],
 				       gfp, size);
 	return __kmalloc(size, gfp);

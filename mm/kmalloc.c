@@ -281,11 +281,13 @@ static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
 
 void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size)
 {
-	void *object = pcs_alloc_fast(s);
+	if (likely(!(gfp & __GFP_ZERO))) {
+		void *object = pcs_alloc_fast(s);
 
-	if (likely(object)) {
-		kasan_kmalloc(s, object, size);
-		return object;
+		if (likely(object)) {
+			kasan_kmalloc(s, object, size);
+			return object;
+		}
 	}
 	return kmalloc_cache_slow(s, gfp, size, _RET_IP_);
 }
