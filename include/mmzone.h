@@ -58,11 +58,21 @@ struct free_area {
 	unsigned long nr_free;       /* blocks on free_list */
 };
 
+/*
+ * Each CPU's entry starts a cache line of its own and takes whole lines
+ * (96 bytes of fields, so two): entries that shared a line would bounce
+ * it between their CPUs on every allocation.  A power-of-two size also
+ * makes &zone->pcp[cpu] one shift.
+ */
+#define PCP_ENTRY_SIZE (2 * SMP_LINE_SIZE)
+
 struct per_cpu_pages {
 	spinlock_t lock;             /* see the header comment */
 	int count;                   /* pages (not blocks) on all lists */
 	struct list_head lists[NR_PCP_LISTS]; /* PG_pcp heads, by order */
-};
+} __aligned(PCP_ENTRY_SIZE);
+
+BUILD_BUG_ON(sizeof(struct per_cpu_pages) != PCP_ENTRY_SIZE);
 
 struct zone {
 	spinlock_t lock;
