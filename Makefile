@@ -155,7 +155,7 @@ $(PLUGIN): bench/plugin/counter.c
 # ---- host unit tests: mm/ and library code under ASan + UBSan ----
 HOSTCC ?= $(CC)
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
-HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST \
+HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 	-DMM_KASAN $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
@@ -277,7 +277,7 @@ FUZZ_TIME ?=
 FUZZ_MM_TEST_RUNS ?= 1000
 FUZZ_MEMBLOCK_TEST_RUNS ?= 10000
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_KASAN \
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST -DMM_KASAN \
 	$(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -fno-omit-frame-pointer \
 	-Itests/host/include -Iinclude -I. -MMD -MP
 $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(KASAN_UNINSTRUMENTED)): \

@@ -17,6 +17,10 @@ Boots of the same kernel:
      --cpus CPUs, by default no more than the host has cores: the TSC
      follows the wall clock, figures are cycles and noisy, so the spread
      (p10..p90) is reported with the median.
+After the single-CPU boot, `single_pages` is booted once more on its own:
+its rows must not depend on what the groups before it left in the heap,
+so each median must be what the full run gave (the report says which
+differ, and the run fails if one does).
 Each BENCH row of the serial log goes into build/bench/<group>.csv; the
 report (build/bench/report.md, also printed) names the accelerator, the
 mode, the CPU model and the number of CPUs.  Plots: gnuplot, when there
@@ -574,6 +578,31 @@ def check_plugin(kernel, plugin, out, timeout):
     return 1 if failed else 0
 
 
+def page_rows_alone(kernel, out, timeout, full_rows):
+    """Boot `single_pages` alone (-icount) and compare its medians with
+    those of the same group in the full single-CPU run.  Returns (report
+    text, ok)."""
+    log_path = os.path.join(out, "single_pages_alone.log")
+    if boot(kernel, 1, "bench=single_pages", ["-icount", "shift=0"],
+            log_path, timeout) is None:
+        return "### single_pages alone\n\nboot failed\n", False
+    alone = {(r["variant"], r["param"]): r["median"]
+             for r in parse_rows(log_path)[0] if r["group"] == "single_pages"}
+    full = {(r["variant"], r["param"]): r["median"] for r in full_rows}
+    differ = ["%s order %s: alone %s, after the other groups %s" % (
+        v, p, alone.get((v, p), "missing"), m)
+        for (v, p), m in full.items() if alone.get((v, p)) != m]
+    if not full or differ:
+        print("bench: single_pages rows depend on the groups before them")
+        return ("### single_pages alone\n\n**The page rows differ when "
+                "the group runs alone** (each row must make its own "
+                "state):\n\n" + "\n".join("- " + d for d in differ) +
+                "\n"), False
+    return ("### single_pages alone\n\nBooted alone, `single_pages` gives "
+            "the same median in each of its %d rows as after the other "
+            "groups.\n" % len(full)), True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
@@ -624,6 +653,11 @@ def main():
         report.append(table(groups, title, mode_text))
         report.append(summary(groups, mode))
         report.append(class_memory_table(groups))
+        if "single_pages" in groups:
+            text, ok = page_rows_alone(a.kernel, a.out, a.timeout,
+                                       groups["single_pages"])
+            report.append(text)
+            all_ok = all_ok and ok
         for png in plot(a.out, groups, mode):
             report.append("![%s](%s)\n" % (os.path.basename(png),
                                            os.path.basename(png)))

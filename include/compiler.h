@@ -49,6 +49,15 @@
 #define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
+/*
+ * The compiler forgets what it knew about var's value (Linux's macro of
+ * the same name).  For a pointer computed from several parts, such as a
+ * per-CPU entry (base + CPU * size): the compiler would otherwise rebuild
+ * each field's address from the parts, again and again, instead of adding
+ * the field's offset to the one pointer.
+ */
+#define OPTIMIZER_HIDE_VAR(var) __asm__ ("" : "+r"(var))
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define container_of(ptr, type, member) \

@@ -44,12 +44,19 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 	__list_add(n, head->prev, head);
 }
 
+/* Unlink only: the entry's own pointers are left stale, for a caller that
+ * links it somewhere else or reinitialises it next. */
+static inline void __list_del_entry(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+}
+
 /* Unlink and point the entry at itself, so a second list_del() is harmless
  * and list_empty() on the entry says "not on a list". */
 static inline void list_del_init(struct list_head *e)
 {
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
+	__list_del_entry(e);
 	INIT_LIST_HEAD(e);
 }
 

@@ -134,6 +134,15 @@ static inline struct page *virt_to_page(const void *addr)
 	return pfn_to_page(virt_to_phys(addr) >> PAGE_SHIFT);
 }
 
+/* Is page one of the memmap's entries?  One subtraction and one unsigned
+ * compare (an address below mem_map wraps to a huge difference).  The
+ * page frees take any pointer and ask this first. */
+static __always_inline bool page_in_memmap(const struct page *page)
+{
+	return (uintptr_t)page - (uintptr_t)mem_map <
+	       (mem_map_end_pfn - mem_map_base_pfn) * sizeof(struct page);
+}
+
 static inline bool pfn_valid(unsigned long pfn)
 {
 	return pfn >= mem_map_base_pfn && pfn < mem_map_end_pfn;

@@ -24,6 +24,10 @@
  * (mm/slab_internal.h) have none: they are restartable sequences
  * (include/rseq.h), searched instruction by instruction by single-step
  * tests instead (tests/kernel/singlestep_test.c, tests/host/test_mm_rseq.c).
+ * The per-CPU page lists' inline fast paths (mm/page_alloc.c) have points
+ * only in the host test build (mm_point_fast(), MM_POINTS_FAST), so the
+ * kernel's fast path is instruction for instruction what it was; there
+ * they step aside while a hook is set (mm_points_divert()).
  *
  * Rules for the hook: it runs with whatever the point holds, so it may only
  * call what an interrupt of that kind may call there (the test decides by
@@ -88,5 +92,33 @@ static __always_inline void mm_point(enum mm_point point, void *arg)
 		hook(point, arg);
 }
 
+/* Points inside the page allocator's inline fast paths: only in the host
+ * test build (the Makefile's HOSTCFLAGS define MM_POINTS_FAST; the host
+ * benchmark's build does not, so it measures the fast paths as the kernel
+ * has them). */
+#ifdef MM_POINTS_FAST
+#define mm_point_fast(point, arg) mm_point(point, arg)
+#else
+#define mm_point_fast(point, arg) do { (void)(arg); } while (0)
+#endif
+
+/*
+ * The page allocator's inline fast paths (mm/page_alloc.c) share their
+ * points with its slow paths, where the same critical sections are taken
+ * by spinning; those points would be lost to the kernel's search if the
+ * fast paths only had mm_point_fast().  So in a build without
+ * MM_POINTS_FAST this is true while a hook is set, and the fast paths
+ * step aside for the slow ones: the kernel's interleaving test reaches
+ * every page point, and with no hook the fast paths hold no call at all.
+ * In the host test build it is false: the fast paths run, points and all.
+ */
+static __always_inline bool mm_points_divert(void)
+{
+#ifdef MM_POINTS_FAST
+	return false;
+#else
+	return __atomic_load_n(&mm_point_hook, __ATOMIC_RELAXED) != NULL;
+#endif
+}
 
 #endif /* MM_POINTS_H */

@@ -58,11 +58,21 @@ struct free_area {
 	unsigned long nr_free;       /* blocks on free_list */
 };
 
+/*
+ * Each CPU's entry starts a cache line of its own and takes whole lines
+ * (96 bytes of fields, so two): entries that shared a line would bounce
+ * it between their CPUs on every allocation.  A power-of-two size also
+ * makes &zone->pcp[cpu] one shift.
+ */
+#define PCP_ENTRY_SIZE (2 * SMP_LINE_SIZE)
+
 struct per_cpu_pages {
 	spinlock_t lock;             /* see the header comment */
 	int count;                   /* pages (not blocks) on all lists */
 	struct list_head lists[NR_PCP_LISTS]; /* PG_pcp heads, by order */
-};
+} __aligned(PCP_ENTRY_SIZE);
+
+BUILD_BUG_ON(sizeof(struct per_cpu_pages) != PCP_ENTRY_SIZE);
 
 struct zone {
 	spinlock_t lock;
@@ -87,6 +97,14 @@ struct zone {
 
 typedef struct pglist_data {
 	struct zone node_zones[MAX_NR_ZONES];
+	/*
+	 * The first zone an allocation tries, without and with __GFP_DMA32:
+	 * the highest zone it allows that has memory (ZONE_DMA32 when none
+	 * has; its lists are empty then).  Set with the zones, and again
+	 * whenever a zone's first memory arrives (free_pages_boot()), so
+	 * the allocation fast path need not look for it every time.
+	 */
+	struct zone *first_zone[2];
 	int node_id;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;
@@ -106,9 +124,16 @@ static inline enum zone_type page_zonenum(const struct page *page)
 				PAGE_ZONE_MASK);
 }
 
+/* The zone named by a value of page->flags (a copy already in hand). */
+static inline struct zone *flags_zone(unsigned long flags)
+{
+	return &NODE_DATA((flags >> PAGE_NID_SHIFT) & PAGE_NID_MASK)->
+		node_zones[(flags >> PAGE_ZONE_SHIFT) & PAGE_ZONE_MASK];
+}
+
 static inline struct zone *page_zone(const struct page *page)
 {
-	return &NODE_DATA(page_to_nid(page))->node_zones[page_zonenum(page)];
+	return flags_zone(page->flags);
 }
 
 static inline bool zone_is_empty(const struct zone *zone)

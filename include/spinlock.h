@@ -69,6 +69,43 @@ bool spin_is_held_by_me(const spinlock_t *lock);
 		__ok;                                                         \
 	})
 
+/*
+ * For the page allocator's per-CPU fast paths, where the calls and what
+ * they save and restore were a fifth of an allocation: a lock attempt and
+ * spin_unlock() expanded in the caller.
+ *
+ * spin_trylock_once() is a single attempt: the owner counter read, one
+ * compare-and-swap of `next` from it to it + 1, so it succeeds only if
+ * nobody held or awaited the lock.  It fails when the lock is taken, and
+ * also, rarely, when an interrupt took and released the lock between the
+ * read and the swap (spin_trylock() tries again then): only for a caller
+ * whose fall-back spins or calls spin_trylock() (the fast path's slow
+ * path), so that failure costs nothing but time.  spin_unlock_inline() is
+ * spin_unlock(), which calls it; a wrong owner panics out of line
+ * (spin_unlock_bad_owner()).
+ */
+void __noreturn spin_unlock_bad_owner(const spinlock_t *lock);
+
+static __always_inline bool spin_trylock_once(spinlock_t *lock)
+{
+	/* Acquire: see spin_trylock() in kernel/spinlock.c. */
+	u32 owner = __atomic_load_n(&lock->owner, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_compare_exchange_n(&lock->next, &owner, owner + 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	WRITE_ONCE(lock->owner_cpu, (int)smp_processor_id());
+	return true;
+}
+
+static __always_inline void spin_unlock_inline(spinlock_t *lock)
+{
+	if (unlikely(READ_ONCE(lock->owner_cpu) != (int)smp_processor_id()))
+		spin_unlock_bad_owner(lock);
+	WRITE_ONCE(lock->owner_cpu, SPINLOCK_NO_OWNER);
+	__atomic_store_n(&lock->owner, lock->owner + 1, __ATOMIC_RELEASE);
+}
+
 void __lockdep_assert_held(const spinlock_t *lock, const char *file,
 			   int line);
 #define lockdep_assert_held(lock) __lockdep_assert_held(lock, __FILE__, __LINE__)

@@ -24,6 +24,10 @@
  * NMI panics).  Waiting CPUs synchronize with the last unlock through the
  * acquire load of `owner` (also in spin_trylock(): its CAS on `next`
  * synchronizes with no release).
+ *
+ * spinlock.h expands spin_unlock() and a single trylock attempt in the
+ * caller (spin_unlock_inline(), spin_trylock_once()) for the page
+ * allocator's per-CPU fast paths; spin_unlock() here is that same code.
  */
 #include <spinlock.h>
 #include <kernel.h>
@@ -93,13 +97,15 @@ bool spin_trylock(spinlock_t *lock)
 	return false;
 }
 
+void spin_unlock_bad_owner(const spinlock_t *lock)
+{
+	panic("spin_unlock(%s) on cpu%u, but the owner is cpu%d",
+	      lock->name, smp_processor_id(), lock->owner_cpu);
+}
+
 void spin_unlock(spinlock_t *lock)
 {
-	if (unlikely(READ_ONCE(lock->owner_cpu) != (int)smp_processor_id()))
-		panic("spin_unlock(%s) on cpu%u, but the owner is cpu%d",
-		      lock->name, smp_processor_id(), lock->owner_cpu);
-	WRITE_ONCE(lock->owner_cpu, SPINLOCK_NO_OWNER);
-	__atomic_store_n(&lock->owner, lock->owner + 1, __ATOMIC_RELEASE);
+	spin_unlock_inline(lock);
 }
 
 bool spin_is_locked(const spinlock_t *lock)

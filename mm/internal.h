@@ -12,6 +12,9 @@
 /* Set up a zone's locks, free lists and per-CPU lists (all empty). */
 void zone_init_free_lists(struct zone *zone);
 
+/* Work out pgdat->first_zone[] from what the zones have. */
+void node_set_first_zones(struct pglist_data *pgdat);
+
 /* Boot: hand frames [start_pfn, end_pfn) of one zone to the buddy, as the
  * largest aligned blocks that fit.  The frames must be PG_reserved. */
 void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn);

@@ -50,7 +50,9 @@
  *   P5 every page of the span: a free-block flag only on a listed head,
  *      no page inside a free block is a head of anything or a slab, no
  *      allocated block overlaps a free one; free + pcp + deferred pages
- *      <= managed_pages.
+ *      <= managed_pages;
+ *   P6 the zone's node: first_zone[] without and with __GFP_DMA32 is the
+ *      highest zone allowed that has managed pages (ZONE_DMA32 if none).
  *
  * Locks: each lock is only tried (see the header); the order is the
  * allocator's own (pcp->lock before zone->lock; barn and list_lock never
@@ -874,6 +876,22 @@ static void check_zone_totals(struct check *c, struct zone *zone)
 			  zone->managed_pages);
 }
 
+static void check_first_zones(struct check *c, struct zone *zone)
+{
+	struct pglist_data *pgdat = NODE_DATA(zone->node);
+	unsigned int dma32;
+
+	for (dma32 = 0; dma32 < ARRAY_SIZE(pgdat->first_zone); dma32++) {
+		int z = dma32 ? ZONE_DMA32 : ZONE_NORMAL;
+
+		while (z > 0 && !pgdat->node_zones[z].managed_pages)
+			z--;
+		if (pgdat->first_zone[dma32] != &pgdat->node_zones[z])
+			violation(c, ZONE_RULES, "node %d first_zone[%u] is not zone %s",
+				  zone->node, dma32, pgdat->node_zones[z].name);
+	}
+}
+
 /* zone->lock held; the pcp locks are tried here (P3 skipped if held). */
 static int __zone_check_locked(struct check *c, struct zone *zone)
 {
@@ -898,6 +916,7 @@ static int __zone_check_locked(struct check *c, struct zone *zone)
 	if (all_pcp && READ_ONCE(mm_check_full_span))
 		check_span_locked(c, zone, blocks);
 	check_zone_totals(c, zone);
+	check_first_zones(c, zone);
 	return c->violations;
 }
 

@@ -89,6 +89,7 @@ static void zones_init(int nid, struct pglist_data *pgdat,
 	pgdat->node_zones[ZONE_DMA32].spanned_pages = split - start_pfn;
 	pgdat->node_zones[ZONE_NORMAL].zone_start_pfn = split;
 	pgdat->node_zones[ZONE_NORMAL].spanned_pages = end_pfn - split;
+	node_set_first_zones(pgdat);
 }
 
 static void free_memblock_ranges(void)

@@ -8,11 +8,13 @@
  *     zone->lock    (struct zone)
  *
  * pcp->lock guards one CPU's page lists in one zone.  Its own CPU takes it
- * with IRQs off (spin_lock_irqsave) on every allocation and free of order
- * <= PCP_MAX_ORDER; drain_all_pages() takes other CPUs' pcp->lock the same
- * way to empty their lists without an IPI.  It is a real spinlock rather
- * than a local lock for that reason.  In NMI context it is only ever
- * trylocked: if the code the NMI interrupted holds it, the NMI backs off.
+ * with IRQs off on every allocation and free of order <= PCP_MAX_ORDER:
+ * first with one inline try (THE FAST PATHS, below), and only if that
+ * fails by spinning (spin_lock_irqsave, the slow paths); drain_all_pages()
+ * takes other CPUs' pcp->lock by spinning too, to empty their lists
+ * without an IPI.  It is a real spinlock rather than a local lock for that
+ * reason.  In NMI context it is only ever trylocked: if the code the NMI
+ * interrupted holds it, the NMI backs off.
  *
  * zone->lock guards the zone's free_area[] lists and free_pages.  Taken
  * with IRQs off, alone or nested inside pcp->lock; never the other way
@@ -57,12 +59,14 @@
  * (PAGE_ALLOC_ORDER_SHIFT).  A free checks the page before touching any
  * list: a double free, a free of a page that is not the head of an
  * allocated block, or a free with a different order is reported (frame,
- * order, caller) and ignored, so the lists stay intact.  The free claims
- * the block with one compare-and-swap that clears the recorded order; that
- * alone refuses every double free, concurrent ones included.  Only a
- * refused free looks at neighbouring pages (pfn_in_free_block()) to word
- * its report: those reads take no lock, race with other CPUs' list
- * changes, and so may never decide whether a free goes ahead.
+ * order, caller) and ignored, so the lists stay intact.  One test of the
+ * recorded order against the order given finds all of these, and the free
+ * claims the block with one compare-and-swap that clears the recorded
+ * order; that alone refuses every double free, concurrent ones included.
+ * Only a refused free looks closer (free_pages_refused(), and
+ * pfn_in_free_block() at neighbouring pages) to word its report: those
+ * reads take no lock, race with other CPUs' list changes, and so may never
+ * decide whether a free goes ahead.
  *
  * UNLOCKED READERS OF page->flags.  Other CPUs read a page's flags without
  * holding what guards them: page_is_buddy() (under zone->lock) looks at a
@@ -71,16 +75,17 @@
  * that may be on a list.  This is safe because PG_buddy and PG_pcp are
  * only set and cleared under zone->lock and pcp->lock, an allocated page
  * never has them, and the allocation order bits change only by the
- * allocation (under the locks, before the page is handed out) and by the
- * CAS.  Flags of a page that is no longer ours to own (a deferred free)
- * are set with atomic operations.
+ * allocation (prep_new_page(), once the block is off every list and before
+ * it is handed out) and by the CAS.  Flags of a page that is no longer
+ * ours to own (a deferred free) are set with atomic operations.
  *
  * POISON.  With page_poisoning on (`page_poison`), a freed block is filled
  * with PAGE_POISON and its head marked PG_poisoned; the mark follows the
  * block through the lists (a split gives it to both halves, a merge keeps
  * it only if both halves had it, so memory never poisoned is never
  * checked), and prep_new_page() checks every byte of a marked block before
- * handing it out: a byte that changed was written after the free.
+ * handing it out: a byte that changed was written after the free.  While
+ * it is on, frees take the slow path (the fill is the cost that matters).
  *
  * SHADOW (host only, include/kasan.h).  A freed block is poisoned for
  * AddressSanitizer once its free is claimed (after the poison fill), and
@@ -118,12 +123,6 @@ static unsigned int flags_alloc_order_plus1(unsigned long flags)
 {
 	return (unsigned int)((flags >> PAGE_ALLOC_ORDER_SHIFT) &
 			      PAGE_ALLOC_ORDER_MASK);
-}
-
-static void set_page_alloc_order(struct page *page, unsigned int order)
-{
-	page->flags &= ~(PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT);
-	page->flags |= (unsigned long)(order + 1) << PAGE_ALLOC_ORDER_SHIFT;
 }
 
 static bool zone_spans_pfn(const struct zone *zone, unsigned long pfn)
@@ -270,27 +269,44 @@ static void free_deferred_pages_locked(struct zone *zone)
 
 /* ---- per-CPU lists: these need pcp->lock (and zone->lock when said) ---- */
 
-static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
-			   unsigned int order)
+/* fast_path: the point is the fast paths' (mm_point_fast()). */
+static __always_inline void __pcp_add_locked(struct per_cpu_pages *pcp,
+					     struct page *page,
+					     unsigned int order,
+					     bool fast_path)
 {
+	struct list_head *list = &pcp->lists[order];
+
+	OPTIMIZER_HIDE_VAR(list);   /* one address, computed once */
 	page->order = order;
-	mm_point(MM_POINT_PCP_HEAD_HALF, page);
+	if (fast_path)
+		mm_point_fast(MM_POINT_PCP_HEAD_HALF, page);
+	else
+		mm_point(MM_POINT_PCP_HEAD_HALF, page);
 	page->flags |= PG_pcp;
-	list_add(&page->lru, &pcp->lists[order]);
+	list_add(&page->lru, list);
 	WRITE_ONCE(pcp->count, pcp->count + (1 << order)); /* read unlocked */
 }
 
-static struct page *pcp_take_locked(struct per_cpu_pages *pcp,
-				    unsigned int order, bool coldest)
+static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
+			   unsigned int order)
+{
+	__pcp_add_locked(pcp, page, order, false);
+}
+
+/* The entry is only unlinked: prep_new_page() or the buddy relinks it. */
+static __always_inline struct page *pcp_take_locked(struct per_cpu_pages *pcp,
+						    unsigned int order,
+						    bool coldest)
 {
 	struct list_head *list = &pcp->lists[order];
+	struct list_head *entry = coldest ? list->prev : list->next;
 	struct page *page;
 
-	if (list_empty(list))
+	if (entry == list)          /* empty; the lock holder reads plainly */
 		return NULL;
-	page = coldest ? list_last_entry(list, struct page, lru)
-		       : list_first_entry(list, struct page, lru);
-	list_del(&page->lru);
+	page = list_entry(entry, struct page, lru);
+	__list_del_entry(&page->lru);
 	page->flags &= ~PG_pcp;
 	WRITE_ONCE(pcp->count, pcp->count - (1 << order));
 	return page;
@@ -378,20 +394,20 @@ void drain_all_pages(void)
 /* ---- allocation ---- */
 
 /*
- * Take a lock the way the caller's context allows: spin (IRQs off) on the
- * ordinary path, a single try on the any-context path.  Returns with IRQs
- * off and the lock held, or false with nothing changed.
- */
-/*
- * How an allocation takes its locks.  trylock: the any-context path, one
- * try each; busy is then set when a try failed, so the caller can tell
- * "a lock was held" from "no memory".
+ * How an allocation's slow path takes its locks.  trylock: the any-context
+ * path, one try each; busy is then set when a try failed, so the caller
+ * can tell "a lock was held" from "no memory".
  */
 struct lock_mode {
 	bool trylock;
 	bool busy;
 };
 
+/*
+ * Take a lock the way the caller's context allows: spin (IRQs off) on the
+ * ordinary path, a single try on the any-context path.  Returns with IRQs
+ * off and the lock held, or false with nothing changed.
+ */
 static bool lock_irqsave_or_try(spinlock_t *lock, unsigned long *flags,
 				struct lock_mode *mode)
 {
@@ -421,9 +437,10 @@ static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
  * zone_uses_pcp() is read before pcp->lock is taken, so zone_pcp_disable()
  * may have switched the lists off and drained this CPU's in between: read
  * the switch again under the lock, which the drain took after setting it,
- * and never put a page on a list that the drain has already passed.
+ * and never put a page on a list that the drain has already passed.  (The
+ * fast paths read it only under the lock.)
  */
-static bool pcp_switched_off_locked(const struct zone *zone)
+static __always_inline bool pcp_switched_off_locked(const struct zone *zone)
 {
 	return READ_ONCE(zone->pcp_disabled);
 }
@@ -494,22 +511,49 @@ static void check_page_poison(struct page *page, unsigned int order)
 	}
 }
 
-static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
+/* The allocation's own marks on the head, from the flags it had free. */
+#define ALLOC_CLEARS_FLAGS (PG_buddy | PG_pcp | PG_deferred | PG_head | \
+			    PG_nolock_alloc | PG_poisoned | \
+			    (PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT))
+
+/* Off every list, not yet handed out: make the block an allocated one. */
+static __always_inline void prep_new_page_flags(struct page *page,
+						unsigned int order)
 {
-	kasan_unpoison(page_address(page), PAGE_SIZE << order);
-	if (page->flags & PG_poisoned)
-		check_page_poison(page, order);
-	page->flags &= ~(PG_buddy | PG_pcp | PG_deferred | PG_head |
-			 PG_nolock_alloc | PG_poisoned);
-	set_page_alloc_order(page, order);
+	unsigned long flags = page->flags & ~ALLOC_CLEARS_FLAGS;
+
+	flags |= (unsigned long)(order + 1) << PAGE_ALLOC_ORDER_SHIFT;
 	if (order)
-		page->flags |= PG_head;
+		flags |= PG_head;
+	page->flags = flags;
 	INIT_LIST_HEAD(&page->lru);
-	if (gfp & __GFP_ZERO)
-		memset(page_address(page), 0, PAGE_SIZE << order);
 }
 
-/* The zones gfp allows, highest first (Normal, then DMA32). */
+/* What only some allocations need: the poison check, the zeroing. */
+static __noinline struct page *prep_new_page_checked(struct page *page,
+						     unsigned int order,
+						     gfp_t gfp)
+{
+	if (page->flags & PG_poisoned)
+		check_page_poison(page, order);
+	prep_new_page_flags(page, order);
+	if (gfp & __GFP_ZERO)
+		memset(page_address(page), 0, PAGE_SIZE << order);
+	return page;
+}
+
+/* Returns page; the common case inline, the rest in a call. */
+static __always_inline struct page *prep_new_page(struct page *page,
+						  unsigned int order,
+						  gfp_t gfp)
+{
+	kasan_unpoison(page_address(page), PAGE_SIZE << order);
+	if (unlikely((page->flags & PG_poisoned) || (gfp & __GFP_ZERO)))
+		return prep_new_page_checked(page, order, gfp);
+	prep_new_page_flags(page, order);
+	return page;
+}
+
 /* Does an order-`order` block of this zone go through the per-CPU lists? */
 static bool zone_uses_pcp(const struct zone *zone, unsigned int order)
 {
@@ -527,11 +571,31 @@ void zone_pcp_enable(struct zone *zone)
 	WRITE_ONCE(zone->pcp_disabled, false);
 }
 
+/* The highest zone gfp allows; an allocation falls back downwards from it
+ * (Normal, then DMA32). */
+static __always_inline int gfp_highest_zone(gfp_t gfp)
+{
+	return (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
+}
+
+void node_set_first_zones(struct pglist_data *pgdat)
+{
+	unsigned int dma32;
+
+	for (dma32 = 0; dma32 < ARRAY_SIZE(pgdat->first_zone); dma32++) {
+		int z = gfp_highest_zone(dma32 ? __GFP_DMA32 : 0);
+
+		while (z > 0 && !pgdat->node_zones[z].managed_pages)
+			z--;
+		pgdat->first_zone[dma32] = &pgdat->node_zones[z];
+	}
+}
+
 static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
 				       unsigned int order,
 				       struct lock_mode *mode)
 {
-	int z = (gfp & __GFP_DMA32) ? ZONE_DMA32 : ZONE_NORMAL;
+	int z = gfp_highest_zone(gfp);
 
 	for (; z >= 0; z--) {
 		struct zone *zone = &pgdat->node_zones[z];
@@ -543,10 +607,8 @@ static struct page *get_page_from_node(struct pglist_data *pgdat, gfp_t gfp,
 			page = rmqueue_pcplist(zone, order, mode);
 		else
 			page = rmqueue_buddy(zone, order, mode);
-		if (page) {
-			prep_new_page(page, order, gfp);
-			return page;
-		}
+		if (page)
+			return prep_new_page(page, order, gfp);
 	}
 	return NULL;
 }
@@ -560,7 +622,15 @@ static void warn_alloc(int nid, gfp_t gfp, unsigned int order)
 		order, gfp, nid, nr_free_pages());
 }
 
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+/*
+ * Everything the fast path below does not: a bad node or order, NMI
+ * context, orders above the lists, an empty list (refilled from the
+ * buddy), a lock not free at once (spun on), lists switched off, the
+ * fall-back to lower zones, and with nothing found, a drain of every
+ * CPU's lists and one more try before the warning.
+ */
+static __noinline struct page *alloc_pages_slow(int nid, gfp_t gfp,
+						unsigned int order)
 {
 	struct lock_mode spin = { .trylock = false };
 	struct pglist_data *pgdat;
@@ -588,9 +658,90 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 	return page;
 }
 
+/*
+ * THE FAST PATHS.  An allocation or free of order <= PCP_MAX_ORDER first
+ * tries this CPU's list in one zone, inline: IRQs off, pcp->lock tried
+ * once (spin_trylock_once()), the lists-off switch read under it, one
+ * block taken or put, unlocked.  It never waits and never takes
+ * zone->lock, so it is safe in any context; whenever it cannot finish
+ * (the lock not free at once, an empty list, a list at its high mark, a
+ * deferred free waiting, the lists switched off) it changes nothing and
+ * the slow path, which spins or tries by context, does the whole job.
+ * Its interleaving points are host-only (mm_point_fast()); in the kernel
+ * it steps aside for the slow path while a test hook is set
+ * (mm_points_divert()), and so makes no call at all.
+ */
+static __always_inline struct per_cpu_pages *
+pcp_trylock_irqsave(struct zone *zone, unsigned long *flags)
+{
+	struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
+
+	OPTIMIZER_HIDE_VAR(pcp);
+	*flags = local_irq_save();
+	if (likely(spin_trylock_once(&pcp->lock)))
+		return pcp;
+	local_irq_restore(*flags);
+	return NULL;
+}
+
+static __always_inline void pcp_unlock_irqrestore(struct per_cpu_pages *pcp,
+						  unsigned long flags)
+{
+	spin_unlock_inline(&pcp->lock);
+	local_irq_restore(flags);
+}
+
+/* The first zone an allocation tries (see pglist_data.first_zone). */
+static __always_inline struct zone *gfp_first_zone(struct pglist_data *pgdat,
+						   gfp_t gfp)
+{
+	return pgdat->first_zone[!!(gfp & __GFP_DMA32)];
+}
+
+static __always_inline struct page *rmqueue_pcplist_fast(struct zone *zone,
+							 unsigned int order)
+{
+	struct per_cpu_pages *pcp;
+	struct page *page = NULL;
+	unsigned long flags;
+
+	pcp = pcp_trylock_irqsave(zone, &flags);
+	if (unlikely(!pcp))
+		return NULL;
+	mm_point_fast(MM_POINT_PCP_LOCKED, zone);
+	if (likely(!pcp_switched_off_locked(zone)))
+		page = pcp_take_locked(pcp, order, false);
+	pcp_unlock_irqrestore(pcp, flags);
+	return page;
+}
+
+/* alloc_pages_node(): the fast path, or else the slow one. */
+static __always_inline struct page *__alloc_pages(int nid, gfp_t gfp,
+						  unsigned int order)
+{
+	struct pglist_data *pgdat;
+	struct page *page;
+
+	if (unlikely((unsigned int)nid >= MAX_NUMNODES ||
+		     order > PCP_MAX_ORDER || in_nmi() || mm_points_divert()))
+		return alloc_pages_slow(nid, gfp, order);
+	pgdat = NODE_DATA(nid);
+	if (unlikely(!pgdat))
+		return alloc_pages_slow(nid, gfp, order);
+	page = rmqueue_pcplist_fast(gfp_first_zone(pgdat, gfp), order);
+	if (unlikely(!page))
+		return alloc_pages_slow(nid, gfp, order);
+	return prep_new_page(page, order, gfp);
+}
+
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(nid, gfp, order);
+}
+
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
-	return alloc_pages_node(0, gfp, order);
+	return __alloc_pages(0, gfp, order);
 }
 
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
@@ -649,8 +800,8 @@ static void bad_page_free(unsigned long pfn, unsigned int order,
  * Is `pfn` inside a free block (buddy, pcp or deferred) headed elsewhere?
  * It reads other pages' flags and order without their locks, while other
  * CPUs put those pages on lists and take them off, so the answer can be
- * stale: it only words the report of a free that the compare-and-swap in
- * free_pages_prepare() has already refused, and never decides one.
+ * stale: it only words the report of a free that free_pages_claim() has
+ * already refused, and never decides one.
  */
 static bool pfn_in_free_block(unsigned long pfn)
 {
@@ -670,82 +821,115 @@ static bool pfn_in_free_block(unsigned long pfn)
 	return false;
 }
 
-/*
- * Check that `page` heads an allocated block of `order`, and forget that
- * it does.  False (after a report) when the free must not go ahead.
- */
 /* What an allocated block's head stops being when it is freed. */
 #define FREE_CLEARS_FLAGS (PG_head | PG_slab | PG_large_kmalloc | \
-			   PG_nolock_alloc | PG_poisoned)
+			   PG_nolock_alloc | PG_poisoned | \
+			   (PAGE_ALLOC_ORDER_MASK << PAGE_ALLOC_ORDER_SHIFT))
 
-static bool free_pages_prepare(struct page *page, unsigned int order,
-			       unsigned long caller)
+/*
+ * A free that free_pages_claim() refused, `flags` being what it read on
+ * the page: say why.  Nothing else is done; the block is left alone.
+ */
+static __noinline void free_pages_refused(struct page *page,
+					  unsigned int order,
+					  unsigned long caller,
+					  unsigned long flags)
 {
-	unsigned long pfn, flags;
-	unsigned int recorded;
+	unsigned long pfn = page_to_pfn(page);
+	unsigned int recorded = flags_alloc_order_plus1(flags);
 	bool already_free;
 
-	if ((uintptr_t)page < (uintptr_t)mem_map ||
-	    (uintptr_t)page >= (uintptr_t)(mem_map + (mem_map_end_pfn -
-						       mem_map_base_pfn))) {
-		bad_page_free(0, order, caller, "not a page of the memmap");
-		return false;
-	}
-	pfn = page_to_pfn(page);
 	if (order > MAX_ORDER) {
 		bad_page_free(pfn, order, caller, "order above MAX_ORDER");
-		return false;
+		return;
+	}
+	if (flags & PG_reserved) {
+		bad_page_free(pfn, order, caller,
+			      "reserved page, never allocated");
+		return;
+	}
+	if (!recorded) {
+		already_free = (flags & (PG_buddy | PG_pcp | PG_deferred)) ||
+			       pfn_in_free_block(pfn);
+		bad_page_free(pfn, order, caller, already_free ?
+			      "double free: already free" :
+			      "not the head of an allocated block, or a double free racing the first");
+		return;
+	}
+	bad_page_free(pfn, order, caller, "wrong order");
+	pr_err("  the block at pfn %#lx was allocated with order %u\n",
+	       pfn, recorded - 1);
+}
+
+/* page_poisoning: fill a claimed block and mark its head. */
+static __noinline void free_pages_poison(struct page *page,
+					 unsigned int order)
+{
+	/* A slab's block comes back with its free objects poisoned in the
+	 * shadow: the fill writes them all. */
+	kasan_unpoison(page_address(page), PAGE_SIZE << order);
+	memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
+	__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
+}
+
+/*
+ * Check that `page` heads an allocated block of `order`, and forget that
+ * it does.  Returns the block's zone, or NULL (after a report) when the
+ * free must not go ahead.
+ */
+static __always_inline struct zone *free_pages_claim(struct page *page,
+						     unsigned int order,
+						     unsigned long caller)
+{
+	unsigned long flags;
+
+	if (unlikely(!page_in_memmap(page))) {
+		bad_page_free(0, order, caller, "not a page of the memmap");
+		return NULL;
 	}
 	/*
 	 * Claim the free by clearing the recorded order with one
 	 * compare-and-swap.  Only an allocated block's head has an order
-	 * recorded, so the CAS refuses every double free: of a block already
-	 * free (its order was cleared by the first free), and of two CPUs
-	 * freeing the same block at the same instant (exactly one wins).  Only
-	 * once it has refused does pfn_in_free_block() look at the
-	 * neighbours, to say which it was; it reads them without a lock, so
-	 * it must never decide a free (a correct free refused that way would
-	 * leak the block).
+	 * recorded (never above MAX_ORDER, never on a PG_reserved page), so
+	 * the one test of the recorded order against `order` refuses every
+	 * bad free, and the CAS every double free: of a block already free
+	 * (its order was cleared by the first free), and of two CPUs freeing
+	 * the same block at the same instant (exactly one wins).  Only once
+	 * it has refused does free_pages_refused() look closer (and
+	 * pfn_in_free_block() at the neighbours), to say which it was; it
+	 * reads them without a lock, so it must never decide a free (a
+	 * correct free refused that way would leak the block).
 	 */
 	flags = __atomic_load_n(&page->flags, __ATOMIC_RELAXED);
-	if (flags & PG_reserved) {
-		bad_page_free(pfn, order, caller,
-			      "reserved page, never allocated");
-		return false;
-	}
 	do {
-		recorded = flags_alloc_order_plus1(flags);
-		if (!recorded) {
-			already_free = (flags & (PG_buddy | PG_pcp |
-						 PG_deferred)) ||
-				       pfn_in_free_block(pfn);
-			bad_page_free(pfn, order, caller, already_free ?
-				      "double free: already free" :
-				      "not the head of an allocated block, or a double free racing the first");
-			return false;
-		}
-		if (recorded - 1 != order) {
-			bad_page_free(pfn, order, caller, "wrong order");
-			pr_err("  the block at pfn %#lx was allocated with order %u\n",
-			       pfn, recorded - 1);
-			return false;
+		if (unlikely(flags_alloc_order_plus1(flags) !=
+			     (unsigned long)order + 1)) {
+			free_pages_refused(page, order, caller, flags);
+			return NULL;
 		}
 	} while (!__atomic_compare_exchange_n(&page->flags, &flags,
-					      flags & ~(FREE_CLEARS_FLAGS |
-							(PAGE_ALLOC_ORDER_MASK <<
-							 PAGE_ALLOC_ORDER_SHIFT)),
+					      flags & ~FREE_CLEARS_FLAGS,
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
-	mm_point(MM_POINT_PAGE_FREE_CLAIMED, page_zone(page));
-	if (READ_ONCE(page_poisoning)) {
-		/* A slab's block comes back with its free objects
-		 * poisoned in the shadow: the fill writes them all. */
-		kasan_unpoison(page_address(page), PAGE_SIZE << order);
-		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
-		__atomic_fetch_or(&page->flags, PG_poisoned, __ATOMIC_RELAXED);
-	}
+	/* The node and zone bits were set at boot: the word we swapped has
+	 * them.  Never NULL: NODE_DATA() of a page's node is set. */
+	return flags_zone(flags);
+}
+
+/* A claimed block is poisoned in the shadow (host only, empty here). */
+static __always_inline void free_pages_shadow(struct page *page,
+					      unsigned int order)
+{
 	kasan_poison(page_address(page), PAGE_SIZE << order);
-	return true;
+}
+
+/* The slow path's part after the claim (and its point): the poison fill
+ * when page poisoning is on, then the shadow. */
+static void free_pages_prepare(struct page *page, unsigned int order)
+{
+	if (READ_ONCE(page_poisoning))
+		free_pages_poison(page, order);
+	free_pages_shadow(page, order);
 }
 
 static void free_to_buddy(struct zone *zone, struct page *page,
@@ -788,39 +972,6 @@ static void free_to_buddy(struct zone *zone, struct page *page,
 	spin_unlock_irqrestore(&zone->lock, flags);
 }
 
-static void free_pages_nolock_caller(struct page *page, unsigned int order,
-				     unsigned long caller);
-
-static void free_pages_caller(struct page *page, unsigned int order,
-			      unsigned long caller)
-{
-	struct zone *zone;
-
-	if (in_nmi()) {
-		/* The ordinary path would spin: take the any-context one. */
-		free_pages_nolock_caller(page, order, caller);
-		return;
-	}
-	if (!free_pages_prepare(page, order, caller))
-		return;
-	zone = page_zone(page);
-	if (zone_uses_pcp(zone, order))
-		free_to_pcp(zone, page, order);
-	else
-		free_to_buddy(zone, page, order);
-}
-
-void __free_pages(struct page *page, unsigned int order)
-{
-	free_pages_caller(page, order, _RET_IP_);
-}
-
-void free_pages(unsigned long addr, unsigned int order)
-{
-	if (addr)
-		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_);
-}
-
 /*
  * The any-context free onto this CPU's list, pcp->lock held (trylocked).
  * False, with nothing done, when the lists were switched off meanwhile,
@@ -851,16 +1002,13 @@ static bool pcp_free_listed_locked(struct zone *zone,
 	return true;
 }
 
-static void free_pages_nolock_caller(struct page *page, unsigned int order,
-				     unsigned long caller)
+/* The any-context free of a claimed block: trylocks only. */
+static void free_claimed_nolock(struct zone *zone, struct page *page,
+				unsigned int order)
 {
 	bool zone_busy = false;
-	struct zone *zone;
 	unsigned long flags;
 
-	if (!free_pages_prepare(page, order, caller))
-		return;
-	zone = page_zone(page);
 	if (zone_uses_pcp(zone, order)) {
 		struct per_cpu_pages *pcp = &zone->pcp[smp_processor_id()];
 
@@ -897,10 +1045,111 @@ static void free_pages_nolock_caller(struct page *page, unsigned int order,
 	llist_add(&page->llnode, &zone->deferred_free);
 }
 
+/*
+ * The free's slow path, for a block it has claimed: in NMI context (or
+ * from free_pages_nolock()) the any-context one; otherwise this CPU's
+ * list, locked by spinning, giving a batch back past PCP_HIGH and taking
+ * the deferred frees along, or the buddy.
+ */
+static __noinline void free_claimed_slow(struct zone *zone,
+					 struct page *page,
+					 unsigned int order, bool nolock)
+{
+	if (nolock || in_nmi()) {
+		/* The ordinary path would spin: take the any-context one. */
+		free_claimed_nolock(zone, page, order);
+		return;
+	}
+	if (zone_uses_pcp(zone, order))
+		free_to_pcp(zone, page, order);
+	else
+		free_to_buddy(zone, page, order);
+}
+
+/*
+ * The free's fast path (see THE FAST PATHS above): onto this CPU's list
+ * when the block keeps it at or under PCP_HIGH and no deferred free waits
+ * for zone->lock.  False, with nothing done, sends the claimed block to
+ * free_claimed_slow().
+ */
+static __always_inline bool free_to_pcp_fast(struct zone *zone,
+					     struct page *page,
+					     unsigned int order)
+{
+	struct per_cpu_pages *pcp;
+	unsigned long flags;
+
+	pcp = pcp_trylock_irqsave(zone, &flags);
+	if (unlikely(!pcp))
+		return false;
+	mm_point_fast(MM_POINT_PCP_LOCKED, zone);
+	if (unlikely(pcp_switched_off_locked(zone) ||
+		     pcp->count + (1 << order) > PCP_HIGH ||
+		     !llist_empty(&zone->deferred_free))) {
+		pcp_unlock_irqrestore(pcp, flags);
+		return false;
+	}
+	__pcp_add_locked(pcp, page, order, true);
+	pcp_unlock_irqrestore(pcp, flags);
+	return true;
+}
+
+/*
+ * The whole free by the slow path, when the fast path steps aside: for a
+ * test hook (mm_points_divert()) and for page poisoning, whose fill is
+ * too long for the fast path to care about the call.
+ */
+static __noinline void free_pages_slow(struct page *page, unsigned int order,
+				       unsigned long caller, bool nolock)
+{
+	struct zone *zone = free_pages_claim(page, order, caller);
+
+	if (!zone)
+		return;
+	mm_point(MM_POINT_PAGE_FREE_CLAIMED, zone);
+	free_pages_prepare(page, order);
+	free_claimed_slow(zone, page, order, nolock);
+}
+
+static __always_inline void free_pages_caller(struct page *page,
+					      unsigned int order,
+					      unsigned long caller,
+					      bool nolock)
+{
+	struct zone *zone;
+
+	if (unlikely(mm_points_divert() || READ_ONCE(page_poisoning))) {
+		free_pages_slow(page, order, caller, nolock);
+		return;
+	}
+	zone = free_pages_claim(page, order, caller);
+	if (unlikely(!zone))
+		return;
+	OPTIMIZER_HIDE_VAR(zone);   /* a pointer, not node + index * size */
+	mm_point_fast(MM_POINT_PAGE_FREE_CLAIMED, zone);
+	free_pages_shadow(page, order);   /* poisoning is off */
+	if (likely(order <= PCP_MAX_ORDER) &&
+	    likely(free_to_pcp_fast(zone, page, order)))
+		return;
+	free_claimed_slow(zone, page, order, nolock);
+}
+
+void __free_pages(struct page *page, unsigned int order)
+{
+	free_pages_caller(page, order, _RET_IP_, false);
+}
+
+void free_pages(unsigned long addr, unsigned int order)
+{
+	if (addr)
+		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_,
+				  false);
+}
+
 /* Any context, NMI included: trylocks only; never loses the block. */
 void free_pages_nolock(struct page *page, unsigned int order)
 {
-	free_pages_nolock_caller(page, order, _RET_IP_);
+	free_pages_caller(page, order, _RET_IP_, true);
 }
 
 /* ---- boot ---- */
@@ -947,6 +1196,8 @@ void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn)
 		__free_one_page(page, pfn, zone, order);
 		zone->managed_pages += 1ul << order;
 		spin_unlock_irqrestore(&zone->lock, flags);
+		if (zone->managed_pages == 1ul << order)   /* its first */
+			node_set_first_zones(NODE_DATA(zone->node));
 		pfn += 1ul << order;
 	}
 }

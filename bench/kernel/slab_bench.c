@@ -19,7 +19,9 @@
  *                           alloc+free pair
  *   single_pages            alloc_pages()+__free_pages() pairs; param =
  *                           order: 0 and 3 come from the per-CPU lists, 4 is
- *                           the first order the buddy serves directly
+ *                           the first order the buddy serves directly; each
+ *                           row starts from a state of its own making, so it
+ *                           is the same whatever ran before (run_pages())
  *   single_any_context      try_alloc_pages()+free_pages_nolock() pairs and
  *                           kmem_cache_alloc_from_sheaf() (alloc only), in
  *                           task context and inside an NMI handler
@@ -418,31 +420,77 @@ static void set_pcp_lists(bool on)
 }
 
 /*
+ * A block of `order` that the buddy hands out and takes back as it is:
+ * free, with its buddy held.  Allocate blocks of `order` until two in a
+ * row are buddies (the free blocks of that order come first, each with
+ * its buddy in use; then a larger block is split and its halves come
+ * out one after the other), give back all but the pair, then the first
+ * of the pair: it cannot merge, so it heads free_area[order], where the
+ * next allocation of that order finds it, and where its free puts it
+ * back, with no split and no merge.  Returns the held buddy (give it
+ * back after the row), or NULL.  The blocks must come from the buddy:
+ * orders above PCP_MAX_ORDER, or the lists switched off.
+ */
+static struct page *pin_buddy_block(unsigned int order)
+{
+	LIST_HEAD(taken);
+	struct page *prev = NULL, *page, *p, *n;
+
+	while ((page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order))) {
+		if (prev && (page_to_pfn(page) ^ page_to_pfn(prev)) ==
+			    1ul << order)
+			break;
+		if (prev)
+			list_add(&prev->lru, &taken);
+		prev = page;
+	}
+	list_for_each_entry_safe(p, n, &taken, lru)
+		__free_pages(p, order);
+	if (prev)
+		__free_pages(prev, order);
+	return page;
+}
+
+/* One row of single_pages; a buddy row is measured on a pinned block. */
+static void page_row(const char *variant, unsigned int order, bool buddy)
+{
+	struct page *held = buddy ? pin_buddy_block(order) : NULL;
+	struct bench_stats st;
+
+	if (buddy && !held)
+		return;
+	bench_measure(page_pairs, &order, PAGE_OPS, BENCH_REPS, &st);
+	bench_report("single_pages", variant, order, PAGE_OPS, &st);
+	if (held)
+		__free_pages(held, order);
+}
+
+/*
  * Orders 0 and 3 with the per-CPU lists and straight from the buddy (the
  * lists switched off with zone_pcp_disable()), and order 4, which the
- * buddy always serves.
+ * buddy always serves (the switch changes nothing there; it is measured
+ * with the other buddy rows so that they come out in order).
+ *
+ * Earlier groups leave the heap as they please (slabs, blocks on the
+ * lists, a split buddy), and a pair's cost would follow: how far the
+ * buddy splits and merges again depends on which free block of the order
+ * or above comes first.  So every row makes its own state: the lists are
+ * drained first (the per-CPU rows' warm-up then refills them with one
+ * batch, and a pair takes and puts back one block, whatever the batch
+ * held), and each buddy row runs on a pinned block (pin_buddy_block()).
+ * The group gives the same figures alone as after the others.
  */
 static void run_pages(void)
 {
 	static const unsigned int orders[] = { 0, 3, 4 };
-	struct bench_stats st;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(orders); i++) {
-		unsigned int order = orders[i];
-
-		bench_measure(page_pairs, &order, PAGE_OPS, BENCH_REPS, &st);
-		bench_report("single_pages",
-			     order <= PCP_MAX_ORDER ? "pcp_list" : "buddy",
-			     order, PAGE_OPS, &st);
-	}
+	drain_all_pages();
+	for (i = 0; i < ARRAY_SIZE(orders) && orders[i] <= PCP_MAX_ORDER; i++)
+		page_row("pcp_list", orders[i], false);
 	set_pcp_lists(false);
-	for (i = 0; i < ARRAY_SIZE(orders) && orders[i] <= PCP_MAX_ORDER; i++) {
-		unsigned int order = orders[i];
-
-		bench_measure(page_pairs, &order, PAGE_OPS, BENCH_REPS, &st);
-		bench_report("single_pages", "buddy", order, PAGE_OPS, &st);
-	}
+	for (i = 0; i < ARRAY_SIZE(orders); i++)
+		page_row("buddy", orders[i], true);
 	set_pcp_lists(true);
 }
 

@@ -405,6 +405,27 @@ static void pcp_drain_gives_back_exactly(struct kunit *test)
 	expect_whole_again(test);
 }
 
+/*
+ * Each CPU's per-CPU page lists lie on cache lines of their own: entries
+ * that shared a line would move it from CPU to CPU on every allocation
+ * and free of either.  (The 96-byte entries did: CPU 1's started inside
+ * CPU 0's second line, CPU 2's inside CPU 1's.)
+ */
+static void pcp_entries_share_no_cache_line(struct kunit *test)
+{
+	const struct zone *zone;
+	unsigned int cpu, sharing = 0;
+
+	boot_clean_arena(test);
+	zone = dma32();
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if ((uintptr_t)&zone->pcp[cpu] % SMP_LINE_SIZE ||
+		    sizeof(zone->pcp[cpu]) % SMP_LINE_SIZE)
+			sharing++;
+	KUNIT_EXPECT_EQ(test, sharing, 0);
+	expect_whole_again(test);
+}
+
 static void pcp_high_mark_gives_a_batch_back(struct kunit *test)
 {
 	static struct page *pages[PCP_HIGH + 8];
@@ -902,6 +923,7 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(random_sequence_matches_model),
 	KUNIT_CASE(pcp_drain_gives_back_exactly),
 	KUNIT_CASE(pcp_high_mark_gives_a_batch_back),
+	KUNIT_CASE(pcp_entries_share_no_cache_line),
 	KUNIT_CASE(crafted_bad_map_boots_a_correct_buddy),
 	KUNIT_CASE(double_free_racing_the_claim_is_named),
 	KUNIT_CASE(concurrent_double_free_is_caught_once),

@@ -379,8 +379,10 @@ static void zone_checks_fire(struct kunit *test)
 	struct zone *zone;
 	struct page *block;
 	unsigned long flags, saved;
+	struct pglist_data *pgdat;
+	struct zone *first;
 	unsigned int order = 0;
-	int clean, bad[9];
+	int clean, bad[10];
 
 	KUNIT_ASSERT_NOT_NULL(test, probe);
 	zone = page_zone(probe);
@@ -427,6 +429,15 @@ static void zone_checks_fire(struct kunit *test)
 	zone->pcp[smp_processor_id()].count += 1;       /* P3 */
 	bad[8] = zone_violations_locked(zone);
 	zone->pcp[smp_processor_id()].count -= 1;
+	/* P6: the other zone first.  Another CPU allocating meanwhile only
+	 * looks at that zone's lists first; its slow path still finds the
+	 * memory. */
+	pgdat = NODE_DATA(zone->node);
+	first = pgdat->first_zone[0];
+	WRITE_ONCE(pgdat->first_zone[0], first == &pgdat->node_zones[0] ?
+		   &pgdat->node_zones[1] : &pgdat->node_zones[0]);
+	bad[9] = zone_violations_locked(zone);
+	WRITE_ONCE(pgdat->first_zone[0], first);
 	spin_unlock_irqrestore(&zone->lock, flags);
 
 	KUNIT_EXPECT_EQ(test, clean, 0);
