@@ -39,6 +39,7 @@
 #include <kunit.h>
 #include <nmi.h>
 #include <printk.h>
+#include <rcupdate.h>
 #include <smp.h>
 #include <spinlock.h>
 #include <string.h>
@@ -82,6 +83,7 @@ static void nmi_entry(struct pt_regs *regs)
 {
 	struct percpu *pc = this_cpu();
 	unsigned int i;
+	bool was_idle;
 
 	pc->nmi_nesting++;
 	per_cpu(nmi_counts, pc->cpu)++;
@@ -91,6 +93,9 @@ static void nmi_entry(struct pt_regs *regs)
 		pc->nmi_nesting--;
 		return;
 	}
+	/* A handler may enter RCU read-side sections: if we interrupted the
+	 * idle halt, RCU must watch this CPU until we leave (kernel/rcu.c). */
+	was_idle = rcu_irq_enter();
 	if (__atomic_load_n(&stop_cpus, __ATOMIC_ACQUIRE) &&
 	    pc->cpu != READ_ONCE(stopping_cpu))
 		nmi_stop_this_cpu(regs);
@@ -106,6 +111,7 @@ static void nmi_entry(struct pt_regs *regs)
 	}
 	__atomic_store_n(&per_cpu(nmi_chain_seq, pc->cpu),
 			 per_cpu(nmi_chain_seq, pc->cpu) + 1, __ATOMIC_RELEASE);
+	rcu_irq_exit(was_idle);
 	pc->nmi_nesting--;
 }
 
