@@ -282,9 +282,17 @@ static void rcu_report_qs(void)
 /* Any CPU: the idle CPUs a GP still waits for are quiescent ((d)). */
 static void rcu_force_idle_qs(void)
 {
+	struct cpumask pending = { READ_ONCE(rcu_state.qs_pending.bits) };
 	unsigned long flags;
+	unsigned int cpu;
+	bool any_idle = false;
 
-	if (!READ_ONCE(rcu_state.qs_pending.bits))
+	/* A look without the lock first: waiting loops call this on every
+	 * step, and a lock taken by every waiter would be a convoy. */
+	for_each_cpu(cpu, &pending)
+		if (READ_ONCE(per_cpu(rcu_data, cpu).idle))
+			any_idle = true;
+	if (!any_idle)
 		return;
 	spin_lock_irqsave(&rcu_state.lock, flags);
 	if (rcu_gp_in_progress()) {
@@ -395,6 +403,9 @@ void rcu_do_batch(void)
 		struct rcu_head *head = llist_entry(n, struct rcu_head, llnode);
 
 		n = n->next;   /* the callback may free head */
+		/* Counted first: rcu_barrier()'s callback ends a wait whose
+		 * caller may read the count at once. */
+		WRITE_ONCE(rdp->cbs_invoked, rdp->cbs_invoked + 1);
 		head->func(head);
 		ran++;
 	}
@@ -402,7 +413,6 @@ void rcu_do_batch(void)
 		return;
 	flags = local_irq_save();
 	rdp->invoking = false;
-	rdp->cbs_invoked += ran;
 	local_irq_restore(flags);
 }
 
