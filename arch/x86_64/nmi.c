@@ -14,9 +14,10 @@
  * only and serialised by nmi_reg_lock (never taken in NMI context).
  *
  * Unregistering waits until no other CPU can still be inside the handler
- * (Linux does list_del_rcu() + synchronize_rcu(); we have no RCU yet, so a
- * per-CPU count does it): every CPU bumps its nmi_chain_seq to odd before
- * it loads the first handler and back to even after the last returned.
+ * (Linux does list_del_rcu() + synchronize_rcu(); here a per-CPU count does
+ * it, which waits only for the CPUs inside the chain, not for a grace
+ * period of every CPU): every CPU bumps its nmi_chain_seq to odd before it
+ * loads the first handler and back to even after the last returned.
  * unregister_nmi_handler() clears the slot, then, for every other CPU
  * whose count is odd, waits until the count moves on.  A full barrier on
  * both sides (the NMI's count store before its handler loads, unregister's
