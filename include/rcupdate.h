@@ -142,10 +142,9 @@ extern bool rcu_test_end_gp_early;
 
 /*
  * Every invariant kernel/rcu.c states, checked: the grace-period numbers,
- * the mask, every CPU's segments.  Returns the number of problems (each
- * printed).  Call it where nothing changes RCU's state meanwhile: the
- * host tests after each step, the kernel's after an rcu_barrier() with
- * the other CPUs idle.
+ * the mask, and this CPU's segments (only their CPU may walk them).
+ * Returns the number of problems (each printed).  The host tests call it
+ * as every CPU after each step, the kernel's after an rcu_barrier().
  */
 unsigned int rcu_check_state(void);
 

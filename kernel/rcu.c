@@ -98,8 +98,9 @@
  * Locks: rcu_state.lock (a spinlock taken with IRQs saved) guards the
  * grace-period numbers, gp_wanted and qs_pending.  It is a leaf: nothing
  * is taken under it.  Never taken in NMI context (call_rcu() from an NMI
- * only pushes on the llist).  gp_started and gp_completed are also read
- * without it (acquire loads): a stale value only delays a step.  Per-CPU
+ * only pushes on the llist).  gp_completed, the mask and the idle flags
+ * are also read without it, as a first look: a stale value only delays a
+ * step, and every decision that changes the state is taken under it.  Per-CPU
  * segments take no lock: only their CPU touches them, with IRQs off.
  *
  * Test switch: rcu_test_end_gp_early ends every GP as it begins (mask
@@ -153,6 +154,7 @@ struct rcu_data {
 	unsigned long cbs_invoked;
 };
 
+/* One for the whole kernel; `lock` guards every field (head comment). */
 static struct rcu_state {
 	spinlock_t lock;
 	unsigned long gp_started;    /* number of the last GP begun */
@@ -339,9 +341,8 @@ static void rcu_advance_cbs(struct rcu_data *rdp)
 	    !rcu_segment_empty(rdp, RCU_NEXT_TAIL)) {
 		rdp->tails[RCU_WAIT_TAIL] = rdp->tails[RCU_NEXT_TAIL];
 		rdp->wait_gp = rcu_request_gp();
-		/* The GP may have ended at once (every other CPU idle, and
-		 * this one not in its mask: a CPU going offline; or the
-		 * test switch). */
+		/* Only the test switch ends a GP at once: this CPU is
+		 * online and not idle, so a real one waits for its report. */
 		if (gp_reached(gp_completed_read(), rdp->wait_gp))
 			rdp->tails[RCU_DONE_TAIL] = rdp->tails[RCU_WAIT_TAIL];
 	}
