@@ -161,6 +161,7 @@ HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 	tests/host/host_main.c
 HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
+HOST_RCU_SRCS := kernel/rcu.c tests/host/test_rcu.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_lib.c tests/host/test_params.c \
 	tests/host/test_kunit.c
@@ -175,6 +176,7 @@ $(patsubst %.c,$(HOSTOBJ)/%.o,$(KASAN_UNINSTRUMENTED)): \
 
 HOST_MM_TESTS  := $(HOSTOBJ)/mm_tests
 HOST_LIB_TESTS := $(HOSTOBJ)/lib_tests
+HOST_RCU_TESTS := $(HOSTOBJ)/rcu_tests
 # Wrong on purpose: each run must fail (tests/harness/broken_host_tests.c).
 HOST_BROKEN_TESTS := $(HOSTOBJ)/broken_host_tests
 
@@ -200,14 +202,21 @@ $(HOST_LIB_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON)) \
 	$(call say,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
+# kernel/rcu.c's grace-period machine, CPUs played by one thread.
+$(HOST_RCU_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) $(HOST_RCU_SRCS))
+	$(call say,HOSTLD,$@)
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
+
 $(HOST_BROKEN_TESTS): $(patsubst %.c,$(HOSTOBJ)/%.o,$(HOST_COMMON) \
 		       tests/harness/broken_host_tests.c)
 	$(call say,HOSTLD,$@)
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^ -lpthread
 
-host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS)
+host-tests: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_RCU_TESTS) \
+		$(HOST_BROKEN_TESTS)
 	$(PYTHON) tests/harness/run_tests.py --host-only \
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--host $(HOST_RCU_TESTS) \
 		--host $(HOST_STRESS) --broken-host $(HOST_BROKEN_TESTS)
 
 # ---- threaded host stress: real threads, signals as NMIs and IRQs ----
@@ -360,12 +369,13 @@ debug: deps $(KERNEL)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
-test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_BROKEN_TESTS) $(KERNEL) \
-		$(PLUGIN)
+test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_RCU_TESTS) \
+		$(HOST_BROKEN_TESTS) $(KERNEL) $(PLUGIN)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/broken \
 		EXTRA_TESTS=tests/harness/broken_tests.c kernel
 	@$(QEMU_ENV) $(PYTHON) tests/harness/run_tests.py \
 		--host $(HOST_LIB_TESTS) --host $(HOST_MM_TESTS) \
+		--host $(HOST_RCU_TESTS) \
 		$(addprefix --host ,$(HOST_STRESS_PROGS)) \
 		--broken-host $(HOST_BROKEN_TESTS) \
 		--fuzz $(FUZZ_MM):$(FUZZ_MM_TEST_RUNS) \

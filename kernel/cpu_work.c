@@ -17,11 +17,17 @@
  *
  * No lock: the poster is alone (it checks), and the APs only read the
  * request and bump the two counters atomically.
+ *
+ * RCU (kernel/rcu.c): the halt is an extended quiescent state, between
+ * rcu_idle_enter() and rcu_idle_exit(), so a halted AP never holds a
+ * grace period up; before halting, the loop queues and runs this CPU's
+ * RCU callbacks (rcu_idle_has_work(), rcu_do_batch()) in task context.
  */
 #include <cpu_work.h>
 #include <cpumask.h>
 #include <irqflags.h>
 #include <kernel.h>
+#include <rcupdate.h>
 #include <smp.h>
 #include "../arch/x86_64/cpu.h"
 
@@ -65,7 +71,16 @@ void cpu_idle_loop(void)
 			cpu_work_run_here();
 			continue;
 		}
+		if (rcu_idle_has_work()) {
+			local_irq_enable();
+			rcu_do_batch();   /* task context, IRQs on */
+			continue;
+		}
+		rcu_idle_enter();  /* a quiescent state until rcu_idle_exit() */
 		safe_halt();   /* IPIs and timer ticks wake us */
+		local_irq_disable();
+		rcu_idle_exit();
+		local_irq_enable();
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <mm.h>
 #include <printk.h>
 #include <prandom.h>
+#include <rcupdate.h>
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
@@ -171,6 +172,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	smp_prepare_cpus();              /* MADT: the CPUs per-CPU data is for */
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
+	rcu_init();                      /* before the ticks and idle loops */
 	smp_init();                      /* APIC timer, other CPUs, watchdog */
 
 	run_self_tests();                /* never returns */

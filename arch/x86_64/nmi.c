@@ -14,9 +14,10 @@
  * only and serialised by nmi_reg_lock (never taken in NMI context).
  *
  * Unregistering waits until no other CPU can still be inside the handler
- * (Linux does list_del_rcu() + synchronize_rcu(); we have no RCU yet, so a
- * per-CPU count does it): every CPU bumps its nmi_chain_seq to odd before
- * it loads the first handler and back to even after the last returned.
+ * (Linux does list_del_rcu() + synchronize_rcu(); here a per-CPU count does
+ * it, which waits only for the CPUs inside the chain, not for a grace
+ * period of every CPU): every CPU bumps its nmi_chain_seq to odd before it
+ * loads the first handler and back to even after the last returned.
  * unregister_nmi_handler() clears the slot, then, for every other CPU
  * whose count is odd, waits until the count moves on.  A full barrier on
  * both sides (the NMI's count store before its handler loads, unregister's
@@ -39,6 +40,7 @@
 #include <kunit.h>
 #include <nmi.h>
 #include <printk.h>
+#include <rcupdate.h>
 #include <smp.h>
 #include <spinlock.h>
 #include <string.h>
@@ -82,6 +84,7 @@ static void nmi_entry(struct pt_regs *regs)
 {
 	struct percpu *pc = this_cpu();
 	unsigned int i;
+	bool was_idle;
 
 	pc->nmi_nesting++;
 	per_cpu(nmi_counts, pc->cpu)++;
@@ -91,6 +94,9 @@ static void nmi_entry(struct pt_regs *regs)
 		pc->nmi_nesting--;
 		return;
 	}
+	/* A handler may enter RCU read-side sections: if we interrupted the
+	 * idle halt, RCU must watch this CPU until we leave (kernel/rcu.c). */
+	was_idle = rcu_irq_enter();
 	if (__atomic_load_n(&stop_cpus, __ATOMIC_ACQUIRE) &&
 	    pc->cpu != READ_ONCE(stopping_cpu))
 		nmi_stop_this_cpu(regs);
@@ -106,6 +112,7 @@ static void nmi_entry(struct pt_regs *regs)
 	}
 	__atomic_store_n(&per_cpu(nmi_chain_seq, pc->cpu),
 			 per_cpu(nmi_chain_seq, pc->cpu) + 1, __ATOMIC_RELEASE);
+	rcu_irq_exit(was_idle);
 	pc->nmi_nesting--;
 }
 

@@ -48,6 +48,7 @@
 #include <memlayout.h>
 #include <nmi.h>
 #include <printk.h>
+#include <rcupdate.h>
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
@@ -90,12 +91,24 @@ void ap_start64(void);
 
 /* ---- interrupt handlers of the local APIC ---- */
 
+/*
+ * The tick.  RCU counts it as a quiescent state when it interrupted task
+ * or idle code (this is the only handler running: irq_nesting is 1) and
+ * no read-side section; after the EOI, in that same case, it runs the
+ * callbacks whose grace period has ended, with IRQs enabled (a nested
+ * tick sees irq_nesting 2 and runs none).
+ */
 static void apic_timer_interrupt(struct pt_regs *regs)
 {
+	bool from_task_or_idle = this_cpu()->irq_nesting == 1;
+
 	(void)regs;
 	per_cpu(apic_timer_ticks, smp_processor_id())++;
 	watchdog_timer_tick();
+	rcu_sched_clock_irq(from_task_or_idle);
 	apic_eoi();
+	if (from_task_or_idle)
+		rcu_irq_exit_invoke();
 }
 
 static void spurious_interrupt(struct pt_regs *regs)

@@ -22,7 +22,9 @@
  * a failed KUNIT_ASSERT there returns instead of leaving it (kernel/kunit.c).
  * Vectors 32..255
  * go to handlers installed with set_irq_handler(), inside an irq_nesting
- * count behind in_irq().
+ * count behind in_irq(), between rcu_irq_enter() and rcu_irq_exit(): a
+ * handler that interrupts the idle halt may enter RCU read-side sections,
+ * so RCU must not count that CPU as idle while it runs (kernel/rcu.c, (d)).
  *
  * Before an NMI or an IRQ handler runs, rseq_ip_fixup() sends an
  * interrupted restartable sequence (include/rseq.h: the sheaf fast paths)
@@ -33,6 +35,7 @@
  */
 #include <kernel.h>
 #include <printk.h>
+#include <rcupdate.h>
 #include <rseq.h>
 #include <smp.h>
 #include "interrupts.h"
@@ -191,6 +194,7 @@ void interrupt_dispatch(struct pt_regs *regs)
 {
 	unsigned int vec = (unsigned int)regs->vector;
 	struct percpu *pc = this_cpu();
+	bool was_idle;
 
 	if (vec == VEC_NMI) {
 		void (*entry)(struct pt_regs *) = READ_ONCE(nmi_entry_handler);
@@ -213,7 +217,9 @@ void interrupt_dispatch(struct pt_regs *regs)
 	if (!irq_handlers[vec])
 		die(regs);
 	rseq_ip_fixup(regs);
+	was_idle = rcu_irq_enter();      /* RCU watches the handler */
 	pc->irq_nesting++;
 	irq_handlers[vec](regs);
 	pc->irq_nesting--;
+	rcu_irq_exit(was_idle);
 }

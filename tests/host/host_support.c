@@ -25,6 +25,7 @@
 #include <irq_work.h>
 #include <memlayout.h>
 #include <cpu_work.h>
+#include <cpumask.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,16 @@ void on_each_cpu(smp_call_func_t func, void *info, bool wait)
 		func(info);
 	}
 	host_cpu_id = me;
+}
+
+/* The host's CPUs are always online: 0 .. nr_cpu_ids - 1. */
+void cpu_online_mask_get(struct cpumask *m)
+{
+	unsigned int cpu;
+
+	cpumask_clear(m);
+	for_each_online_cpu(cpu)
+		cpumask_set_cpu(cpu, m);
 }
 
 int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
