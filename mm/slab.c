@@ -1390,6 +1390,9 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *object;
 
+	/* A cache without sheaves would go slow by itself (every CPU's main
+	 * is the empty, capacity-0 bootstrap sheaf), but asking first keeps
+	 * its path free of a pop that cannot succeed. */
 	if (likely(cache_has_sheaves(s) && !(gfp & __GFP_ZERO))) {
 		object = pcs_alloc_fast(s);
 		if (likely(object))
@@ -1416,15 +1419,16 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 
 void kmem_cache_free(struct kmem_cache *s, void *object)
 {
+	/* Fast path only for an object of this very cache (NULL is no
+	 * object of any: slab_fast_free_cache() refuses it); anything else
+	 * goes to slab_free(), which reports it.  A cache without sheaves
+	 * goes straight there, as in kmem_cache_alloc(). */
+	if (likely(cache_has_sheaves(s) &&
+		   slab_fast_free_cache(object) == s &&
+		   pcs_free_fast(s, object)))
+		return;
 	if (!object)
 		return;
-	/* Fast path only for an object of this very cache: anything else
-	 * goes to slab_free(), which reports it. */
-	if (likely(cache_has_sheaves(s))) {
-		if (likely(slab_fast_free_cache(object) == s &&
-			   pcs_free_fast(s, object)))
-			return;
-	}
 	slab_free(s, object, _RET_IP_);
 }
 

@@ -596,7 +596,33 @@ static void all_cpus_at_once(struct kunit *test)
 	EXPECT_PAGES_BACK(test, before);
 }
 
+/*
+ * NULL is nothing to free, for a cache with sheaves and one without: no
+ * report, no warning, the caches as they were.
+ */
+static void kmem_cache_free_of_null_does_nothing(struct kunit *test)
+{
+	struct kmem_cache *with = kmem_cache_create("test_null_on", 64, 0, 0,
+						    NULL);
+	struct kmem_cache_args none = { .sheaf_capacity = 0 };
+	struct kmem_cache *without;
+	unsigned long reports = slab_reports, warns = warn_count;
+
+	without = kmem_cache_create_args("test_null_off", 64, &none, 0);
+	KUNIT_ASSERT_NOT_NULL(test, with);
+	KUNIT_ASSERT_NOT_NULL(test, without);
+	slab_report_count_only = true;
+	kmem_cache_free(with, NULL);
+	kmem_cache_free(without, NULL);
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, warn_count, warns);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(with), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(without), 0);
+}
+
 static struct kunit_case slab_cases[] = {
+	KUNIT_CASE(kmem_cache_free_of_null_does_nothing),
 	KUNIT_CASE(kmalloc_every_size_class),
 	KUNIT_CASE(kmalloc_large_goes_to_the_buddy),
 	KUNIT_CASE(kmalloc_zero_calloc_realloc),
