@@ -322,12 +322,20 @@ static void nmi_handler(int sig, siginfo_t *info, void *ucontext)
 {
 	struct worker *w = me;
 	unsigned int i, slot;
+	unsigned long irq_flags;
 
 	(void)sig;
 	(void)info;
 	if (!w)
 		return;
 	signal_entry(w, ucontext);
+	/* As the CPU enters an NMI through an interrupt gate: IRQs off
+	 * until it returns.  sa_mask holds SIG_IRQ back too, but under
+	 * ThreadSanitizer a delayed SIG_IRQ may still run in here (TSan
+	 * delivers what it delayed at its next runtime call); it then finds
+	 * IRQs off and waits as pending, instead of a kmalloc() in NMI
+	 * context. */
+	irq_flags = local_irq_save();
 	host_nmi_nesting++;
 	w->nmis++;
 	for (i = 0; i < 2; i++) {
@@ -350,6 +358,7 @@ static void nmi_handler(int sig, siginfo_t *info, void *ucontext)
 		}
 	}
 	host_nmi_nesting--;
+	local_irq_restore(irq_flags);
 }
 
 /* ---- the IRQ: irq_work, plus ordinary atomic allocations ---- */
