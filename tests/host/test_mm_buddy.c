@@ -13,6 +13,7 @@
 #include <kernel.h>
 #include <mm_points.h>
 #include <prandom.h>
+#include <slab.h>   /* NUMA_NO_NODE */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -240,6 +241,69 @@ static void dma32_does_not_fall_back_upwards(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, alloc_pages_node(0, GFP_DMA32 | __GFP_NOWARN, 0));
 	KUNIT_EXPECT_GT(test, node_nr_free_pages(0), 0);
 	__free_pages(p, MAX_ORDER);
+}
+
+/*
+ * The allocation fast path serves orders 0..PCP_MAX_ORDER from the
+ * per-CPU list of one zone only (pglist_data.first_zone[]), without the
+ * slow path's walk: with both zones' lists holding pages, GFP_DMA32 must
+ * still come from DMA32 and GFP_KERNEL from Normal.  (Before, each first
+ * allocation here found its list empty and the slow path chose the zone.)
+ */
+static void fast_path_takes_the_zone_gfp_asks_for(struct kunit *test)
+{
+	struct zone *normal;
+	struct page *d, *n, *p;
+	unsigned long free;
+
+	boot_two_zone_arena(test);
+	normal = arena_zone(ZONE_NORMAL);
+	free = node_nr_free_pages(0);
+	d = alloc_pages_node(0, GFP_DMA32, 0);    /* refills DMA32's list */
+	n = alloc_pages_node(0, GFP_KERNEL, 0);   /* refills Normal's */
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_EXPECT_EQ(test, page_zonenum(d), ZONE_DMA32);
+	KUNIT_EXPECT_EQ(test, page_zonenum(n), ZONE_NORMAL);
+	__free_pages(d, 0);
+	__free_pages(n, 0);
+	KUNIT_EXPECT_GT(test, dma32()->pcp[0].count, 0);
+	KUNIT_EXPECT_GT(test, normal->pcp[0].count, 0);
+	/* Both lists hold pages: the fast path serves each of these. */
+	p = alloc_pages_node(0, GFP_DMA32, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_zonenum(p), ZONE_DMA32);
+	__free_pages(p, 0);
+	p = alloc_pages_node(0, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_zonenum(p), ZONE_NORMAL);
+	__free_pages(p, 0);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), free);
+}
+
+/*
+ * alloc_pages_node() of a node that is not there (NUMA_NO_NODE, the ends
+ * of an int, a slot of node_data[] with no node): NULL, whatever the
+ * order; the fast path must not index node_data[] with it first.
+ */
+static void alloc_pages_node_refuses_absent_nodes(struct kunit *test)
+{
+	static const int nids[] = { NUMA_NO_NODE, -2, -2147483647 - 1, 1,
+				    MAX_NUMNODES - 1, MAX_NUMNODES,
+				    2147483647 };
+	unsigned int i;
+
+	boot_clean_arena(test);
+	__free_pages(alloc_pages_node(0, GFP_KERNEL, 0), 0);  /* lists warm */
+	for (i = 0; i < ARRAY_SIZE(nids); i++) {
+		KUNIT_EXPECT_NULL(test, alloc_pages_node(nids[i], GFP_KERNEL |
+							 __GFP_NOWARN, 0));
+		KUNIT_EXPECT_NULL(test, alloc_pages_node(nids[i], GFP_KERNEL |
+							 __GFP_NOWARN,
+							 PCP_MAX_ORDER));
+	}
+	expect_whole_again(test);
 }
 
 static void bad_frees_are_reported_not_applied(struct kunit *test)
@@ -694,6 +758,59 @@ static void ordinary_calls_in_nmi_take_the_safe_path(struct kunit *test)
 	expect_whole_again(test);
 }
 
+/*
+ * The fast paths disable IRQs before their one try of pcp->lock; when the
+ * try fails they must give the flag back before the slow path saves it
+ * (or the caller returns with IRQs off for good).  CPU 1 holds CPU 0's
+ * pcp->lock, as drain_all_pages() does; free_pages_nolock() on CPU 0,
+ * IRQs on, fails the fast try and goes to the zone.
+ */
+static void fast_path_failed_try_leaves_irqs_as_they_were(struct kunit *test)
+{
+	unsigned long flags = host_irq_flags;
+	struct page *p;
+	bool irqs_off;
+
+	boot_clean_arena(test);
+	p = alloc_pages_node(0, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	host_cpu_id = 1;
+	spin_lock(&dma32()->pcp[0].lock);
+	host_cpu_id = 0;
+	local_irq_enable();   /* task context, whatever ran before */
+	free_pages_nolock(p, 0);
+	irqs_off = irqs_disabled();
+	host_irq_flags = flags;
+	host_cpu_id = 1;
+	spin_unlock(&dma32()->pcp[0].lock);
+	host_cpu_id = 0;
+	KUNIT_EXPECT_FALSE(test, irqs_off);
+	expect_whole_again(test);
+}
+
+/*
+ * alloc_pages() in NMI context is refused with a warning even when this
+ * CPU's list could serve it without waiting: the fast path must not make
+ * a wrong caller work most of the time (ordinary_calls_in_nmi_... holds
+ * the locks, so the fast path fails there anyway).
+ */
+static void alloc_pages_in_nmi_is_refused_with_pages_listed(struct kunit *test)
+{
+	unsigned long warns = warn_count;
+
+	boot_clean_arena(test);
+	__free_pages(alloc_pages_node(0, GFP_KERNEL, 0), 0);
+	KUNIT_EXPECT_GT(test, dma32()->pcp[0].count, 0);
+	host_nmi_nesting = 1;
+	kunit_expect_report(test, "WARNING: in_nmi()");
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(0, GFP_ATOMIC | __GFP_NOWARN,
+						 0));
+	kunit_expect_report_done(test);
+	host_nmi_nesting = 0;
+	KUNIT_EXPECT_EQ(test, warn_count, warns + 1);
+	expect_whole_again(test);
+}
+
 /* Two threads: CPU 0 allocates and frees normally, CPU 1 plays an NMI
  * handler using only the nolock calls. */
 struct stress_arg {
@@ -919,6 +1036,8 @@ static struct kunit_case buddy_cases[] = {
 	KUNIT_CASE(exhaust_then_give_back),
 	KUNIT_CASE(zones_and_fallback),
 	KUNIT_CASE(dma32_does_not_fall_back_upwards),
+	KUNIT_CASE(fast_path_takes_the_zone_gfp_asks_for),
+	KUNIT_CASE(alloc_pages_node_refuses_absent_nodes),
 	KUNIT_CASE(bad_frees_are_reported_not_applied),
 	KUNIT_CASE(random_sequence_matches_model),
 	KUNIT_CASE(pcp_drain_gives_back_exactly),
@@ -946,6 +1065,8 @@ static struct kunit_case nolock_cases[] = {
 	KUNIT_CASE(nolock_free_defers_and_next_free_drains),
 	KUNIT_CASE(nolock_free_with_only_pcp_held_goes_to_buddy),
 	KUNIT_CASE(ordinary_calls_in_nmi_take_the_safe_path),
+	KUNIT_CASE(fast_path_failed_try_leaves_irqs_as_they_were),
+	KUNIT_CASE(alloc_pages_in_nmi_is_refused_with_pages_listed),
 	KUNIT_CASE(nolock_and_locked_paths_race_safely),
 	{}
 };
