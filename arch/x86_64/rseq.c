@@ -1,7 +1,7 @@
 /*
  * rseq.c - the interrupt entry's half of restartable sequences
  * (include/rseq.h): find the sequence an interrupted RIP lies in
- * (rseq_find(), a scan of the read-only table: six entries in this
+ * (rseq_find(), a scan of the read-only table: seven entries in this
  * kernel, one per inlined copy of a sheaf fast path) and send it back to
  * its start.  Any context, NMIs included.  It runs before the handler,
  * so the handler may use this CPU's sheaves at once.
