@@ -326,6 +326,33 @@ static void nolock_slow_paths_keep_the_edges(struct kunit *test)
 	EXPECT_POISONED(test, bigger);
 }
 
+/*
+ * kmem_cache_free() in an NMI on a cache without sheaves: no fast push
+ * poisons the object on the way (there is none to try), so the
+ * any-context path it takes, slab_free_nolock(), must poison it itself.
+ */
+static void nmi_free_without_sheaves_poisons(struct kunit *test)
+{
+	struct kmem_cache_args none = { .sheaf_capacity = 0 };
+	struct kmem_cache *s;
+	char *p;
+
+	need_kasan(test);
+	s = kmem_cache_create_args("test_kasan_nmi_free", CACHE_OBJECT, &none,
+				   0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_OWNED(test, p, CACHE_OBJECT);
+	host_nmi_nesting++;
+	kmem_cache_free(s, p);
+	host_nmi_nesting--;
+	EXPECT_POISONED(test, p);
+	slab_deferred_flush_all();
+	EXPECT_POISONED(test, p);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
 /* A sheaf's own array (kmalloc_nosheaf()) is poisoned once freed, so a
  * sheaf used after its free is an ASan report too. */
 static void freed_sheaf_is_poisoned(struct kunit *test)
@@ -387,6 +414,7 @@ static struct kunit_case kasan_cases[] = {
 	KUNIT_CASE(pages_free_and_allocated),
 	KUNIT_CASE(freed_object_stays_poisoned),
 	KUNIT_CASE(nolock_slow_paths_keep_the_edges),
+	KUNIT_CASE(nmi_free_without_sheaves_poisons),
 	KUNIT_CASE(freed_sheaf_is_poisoned),
 	KUNIT_CASE(free_blocks_are_poisoned),
 	{}
