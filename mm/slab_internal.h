@@ -337,35 +337,33 @@ static __always_inline void pcs_stat_inc(unsigned long *counter)
 	__asm__ __volatile__("incq %0" : "+m"(*counter));
 }
 
-static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
-{
-	char *line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
-	struct slub_percpu_sheaves *pcs = pcs_of_line(line);
-	struct slab_sheaf *main;
-	unsigned long size;
-	void *object;
+/*
+ * The pop, shared by both entries below: size = main->size; if (!size)
+ * slow; object = objects[size - 1]; commit: main->size-- (one
+ * read-modify-write).  Label 1 is the sequence's start, which each entry
+ * places before its first instruction; 2 follows the commit.
+ */
+#define SHEAF_POP_SEQUENCE						\
+	"movq %c[main](%[line]), %[sheaf]\n\t"				\
+	"movl %c[size](%[sheaf]), %k[n]\n\t"				\
+	"testl %k[n], %k[n]\n\t"					\
+	"jz %l[slow]\n\t"						\
+	"movq %c[objs]-8(%[sheaf], %[n], 8), %[obj]\n\t"		\
+	"decl %c[size](%[sheaf])\n"					\
+	"2:\n\t"
+#define SHEAF_POP_OUTPUTS						\
+	[obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
+#define SHEAF_POP_INPUTS						\
+	[line] "r"(line),						\
+	[main] "i"(PCS_OFFSET(main)),					\
+	[size] "i"(offsetof(struct slab_sheaf, size)),			\
+	[objs] "i"(offsetof(struct slab_sheaf, objects))
 
-	/* size = main->size; if (!size) slow; object = objects[size - 1];
-	 * commit: main->size-- (one read-modify-write). */
-	__asm__ __volatile__ goto(
-		"1:	cmpb $0, %c[lock](%[line])\n\t"
-		"jne %l[slow]\n\t"
-		"movq %c[main](%[line]), %[sheaf]\n\t"
-		"movl %c[size](%[sheaf]), %k[n]\n\t"
-		"testl %k[n], %k[n]\n\t"
-		"jz %l[slow]\n\t"
-		"movq %c[objs]-8(%[sheaf], %[n], 8), %[obj]\n\t"
-		"decl %c[size](%[sheaf])\n"
-		"2:\n\t"
-		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_INSNS)
-		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
-		: [line] "r"(line),
-		  [lock] "i"(PCS_OFFSET(lock)),
-		  [main] "i"(PCS_OFFSET(main)),
-		  [size] "i"(offsetof(struct slab_sheaf, size)),
-		  [objs] "i"(offsetof(struct slab_sheaf, objects))
-		: "cc", "memory"
-		: slow);
+/* After a pop that committed: the statistic, the shadow. */
+static __always_inline void *sheaf_popped(struct kmem_cache *s,
+					  struct slub_percpu_sheaves *pcs,
+					  void *object)
+{
 	/* A sheaf holds only objects of its cache, never NULL (mm_check.c
 	 * matches every one against the slabs): tell the compiler, so a
 	 * caller's "did the fast path work?" test costs nothing. */
@@ -374,6 +372,28 @@ static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
 	pcs_stat_inc(&pcs->alloc_pcs);
 	kasan_slab_alloc(s, object);
 	return object;
+}
+
+/* Any context: a slow path that holds the sheaf (an NMI came into it)
+ * sends the pop slow, by the lock flag. */
+static __always_inline void *__pcs_alloc_fast(struct kmem_cache *s)
+{
+	char *line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
+	struct slub_percpu_sheaves *pcs = pcs_of_line(line);
+	struct slab_sheaf *main;
+	unsigned long size;
+	void *object;
+
+	__asm__ __volatile__ goto(
+		"1:	cmpb $0, %c[lock](%[line])\n\t"
+		"jne %l[slow]\n\t"
+		SHEAF_POP_SEQUENCE
+		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_INSNS)
+		: SHEAF_POP_OUTPUTS
+		: SHEAF_POP_INPUTS, [lock] "i"(PCS_OFFSET(lock))
+		: "cc", "memory"
+		: slow);
+	return sheaf_popped(s, pcs, object);
 slow:
 	return NULL;
 }
@@ -469,26 +489,14 @@ static __always_inline void *pcs_alloc_fast(struct kmem_cache *s)
 	line = this_cpu_line(s);   /* this CPU's pcs at PCS_OFFSET() */
 	pcs = pcs_of_line(line);
 	__asm__ __volatile__ goto(
-		"1:	movq %c[main](%[line]), %[sheaf]\n\t"
-		"movl %c[size](%[sheaf]), %k[n]\n\t"
-		"testl %k[n], %k[n]\n\t"
-		"jz %l[slow]\n\t"
-		"movq %c[objs]-8(%[sheaf], %[n], 8), %[obj]\n\t"
-		"decl %c[size](%[sheaf])\n"
-		"2:\n\t"
+		"1:	"
+		SHEAF_POP_SEQUENCE
 		RSEQ_TABLE_ENTRY("1b", "2b", "1b", SHEAF_POP_TASK_INSNS)
-		: [obj] "=&r"(object), [sheaf] "=&r"(main), [n] "=&r"(size)
-		: [line] "r"(line),
-		  [main] "i"(PCS_OFFSET(main)),
-		  [size] "i"(offsetof(struct slab_sheaf, size)),
-		  [objs] "i"(offsetof(struct slab_sheaf, objects))
+		: SHEAF_POP_OUTPUTS
+		: SHEAF_POP_INPUTS
 		: "cc", "memory"
 		: slow);
-	if (!object)
-		__builtin_unreachable();
-	pcs_stat_inc(&pcs->alloc_pcs);
-	kasan_slab_alloc(s, object);
-	return object;
+	return sheaf_popped(s, pcs, object);
 slow:
 	return NULL;
 }
