@@ -96,6 +96,17 @@
  * in task context, where the holder cannot be interrupted; this kernel has
  * no scheduler to run task work on a busy CPU.
  *
+ * The rcu_free sheaf (kfree_rcu(), mm/slab_rcu.c): a third per-CPU sheaf
+ * under the same lock, holding objects that wait for a grace period.
+ * free_to_rcu_sheaf() pushes; when it is full it is handed whole to
+ * call_rcu() before the lock is dropped (rcu_free_submit_locked()), so a
+ * flush IPI that gets the lock afterwards, and the rcu_barrier() after
+ * that flush, are ordered after it; a flush (pcs_detach(),
+ * flush_rcu_sheaves()) submits a partial one the same way.  After the
+ * grace period rcu_free_sheaf_cb() puts it in the barn as a full sheaf,
+ * or flushes it when the barn has its fill.  Its objects are never free
+ * while on the CPU or in flight: no path but the callback moves them.
+ *
  * mm_point() marks the interleaving points (include/mm_points.h): each
  * place the sheaf lock is dropped and retaken, half way through a swap,
  * the barn lock held, a flush that found a CPU busy; a test makes NMIs,
