@@ -160,7 +160,10 @@ HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
 HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 	tests/host/host_main.c
-HOST_MM_SRCS := $(wildcard mm/*.c) $(wildcard tests/host/test_mm_*.c)
+# mm/ calls into RCU (kfree_rcu(), mm/slab_rcu.c): every program built
+# from mm/ links kernel/rcu.c too.
+MM_RCU_SRCS := kernel/rcu.c
+HOST_MM_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) $(wildcard tests/host/test_mm_*.c)
 HOST_RCU_SRCS := kernel/rcu.c tests/host/test_rcu.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_lib.c tests/host/test_params.c \
@@ -233,7 +236,7 @@ TSANOBJ := $(BUILD)/tsan
 TSAN_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -fsanitize=thread \
 	-fno-omit-frame-pointer -Itests/host/stress/tsan-include \
 	-Itests/host/include -Iinclude -I. -MMD -MP
-HOST_STRESS_SRCS := $(HOST_COMMON) $(wildcard mm/*.c) \
+HOST_STRESS_SRCS := $(HOST_COMMON) $(wildcard mm/*.c) $(MM_RCU_SRCS) \
 	tests/host/stress/stress_threads.c
 HOST_STRESS := $(HOSTOBJ)/stress_threads
 HOST_STRESS_TSAN := $(TSANOBJ)/stress_threads_tsan
@@ -292,7 +295,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST -DMM_KASAN
 $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(KASAN_UNINSTRUMENTED)): \
 	FUZZ_CFLAGS += -fno-sanitize=address
 FUZZ_COMMON_SRCS := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
-FUZZ_MM_SRCS := $(FUZZ_COMMON_SRCS) $(wildcard mm/*.c)
+FUZZ_MM_SRCS := $(FUZZ_COMMON_SRCS) $(wildcard mm/*.c) $(MM_RCU_SRCS)
 FUZZ_MEMBLOCK_SRCS := $(FUZZ_COMMON_SRCS) mm/memblock.c
 FUZZ_MM := $(FUZZOBJ)/fuzz_mm
 FUZZ_MM_PLANTED := $(FUZZOBJ)/fuzz_mm_planted
@@ -415,7 +418,7 @@ bench: $(KERNEL) $(PLUGIN)
 # share objects (mixed, valgrind could not read the binary's debug info).
 BENCH_HOST := $(OBJ)/bench-host
 BENCH_HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
-BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) kernel/spinlock.c kernel/kunit.c \
+BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) kernel/spinlock.c kernel/kunit.c \
 	tests/host/host_support.c
 BENCH_HOST_SLAB_OBJS := $(patsubst %.c,$(BENCH_HOST)/obj/%.o,$(BENCH_HOST_SLAB_SRCS))
 BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc tcmalloc \

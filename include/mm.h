@@ -32,6 +32,7 @@
 #include <list.h>
 #include <llist.h>
 #include <memlayout.h>
+#include <rcupdate.h>
 
 /* ---- allocation flags ---- */
 typedef unsigned int gfp_t;
@@ -77,6 +78,9 @@ struct page {
 	union {
 		struct list_head lru;
 		struct llist_node llnode;  /* PG_deferred: zone->deferred_free */
+		/* A SLAB_TYPESAFE_BY_RCU slab waiting for its grace period
+		 * (mm/slab.c free_slab()): off every list. */
+		struct rcu_head rcu_head;
 	};
 	union {
 		/* Buddy and per-CPU lists: order of the block this page heads. */

@@ -54,6 +54,10 @@ enum mm_point {
 	MM_POINT_SHEAF_FLUSH_BUSY,      /* flush: a CPU's IPI found it busy, asking again */
 	MM_POINT_PREFILL_UNLOCKED,      /* prefill: sheaf in hand before its refill */
 	MM_POINT_RETURN_UNLOCKED,       /* return: no spare slot, before barn/flush */
+	MM_POINT_RCU_SHEAF_LOCKED,      /* kfree_rcu holds the sheaf lock */
+	MM_POINT_RCU_SHEAF_UNLOCKED,    /* kfree_rcu dropped it for an empty sheaf */
+	MM_POINT_RCU_SHEAF_SUBMITTED,   /* full rcu_free sheaf queued, lock held */
+	MM_POINT_RCU_SHEAF_RETURNED,    /* its grace period over, before the barn */
 	/* mm/sheaf.c: the barn (arg: the cache) */
 	MM_POINT_BARN_LOCKED,           /* barn->lock held */
 	MM_POINT_BARN_SHRINK_UNLOCKED,  /* barn emptied onto private lists */
@@ -66,6 +70,7 @@ enum mm_point {
 	MM_POINT_SLAB_FREE_NOLOCK,      /* kfree_nolock: sheaves refused, list next */
 	MM_POINT_DEFER_COUNTED,         /* deferred push: counted, not linked */
 	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
+	MM_POINT_KFREE_RCU_PARKED,      /* kfree_rcu_nolock: parked for irq_work */
 	MM_POINT_KMALLOC_INIT,          /* boot: slab up, kmalloc caches not made */
 	/* mm/page_alloc.c (arg: the zone; the page for the two _HEAD_HALF) */
 	MM_POINT_PCP_LOCKED,            /* a pcp->lock held (IRQs off) */

@@ -88,6 +88,10 @@ void synchronize_rcu(void);
  * (on any CPU) before the call has run. */
 void rcu_barrier(void);
 
+/* Why this context may not wait for a grace period ("NMI context", "a
+ * read-side section", ...), or NULL if it may. */
+const char *rcu_cannot_wait(void);
+
 /*
  * An explicit quiescent state: this CPU is in task context and in no
  * read-side section, so it holds no pointer a reader took.  Long loops in

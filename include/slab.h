@@ -49,6 +49,18 @@ typedef unsigned int slab_flags_t;
  * objects.  No cache of the kernel itself sets it. */
 #define SLAB_TEST_SHEAF_CAPACITY (1u << 7)
 
+/*
+ * The cache's slabs go back to the buddy only after a grace period
+ * (mm/slab_rcu.c).  An object freed may be handed out again at once, to
+ * an object of the same type: a reader inside rcu_read_lock() never
+ * touches memory that is not an object of this cache, but must check,
+ * after taking a reference, that the object is still the one it looked
+ * up (docs/rcu.md, "SLAB_TYPESAFE_BY_RCU").  Such a cache keeps its free
+ * pointer outside the object and is never poisoned, so a free object's
+ * fields still read as they were.
+ */
+#define SLAB_TYPESAFE_BY_RCU     (1u << 8)
+
 /* Any of these makes a "debug cache": it bypasses sheaves, as in Linux. */
 #define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
 			  SLAB_POISON | SLAB_STORE_USER)
@@ -215,5 +227,65 @@ extern unsigned long slab_reports;
 #define NUMA_NO_NODE (-1)
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node);
 void kfree_nolock(void *object);
+
+/*
+ * Freeing after a grace period (mm/slab_rcu.c, docs/rcu.md).
+ *
+ *   kfree_rcu(ptr, field)  ptr (kmalloc() or any cache's object) is freed
+ *                          once every reader that could have found it has
+ *                          left its read-side section; `field` is a struct
+ *                          rcu_head inside *ptr, within its first page,
+ *                          used only when the object cannot go into a
+ *                          sheaf.  Task and IRQ context (not NMI).
+ *   kfree_rcu(ptr)         the same without an rcu_head (Linux's
+ *                          kvfree_rcu_mightsleep()): task context only, as
+ *                          it may wait for a grace period itself when it
+ *                          can neither batch the object nor allocate.
+ *   kfree_rcu_nolock(ptr, field)  any context, NMI included: never spins,
+ *                          never allocates, never loses the object.
+ *   kvfree_rcu_barrier()   task context: every kfree_rcu() and
+ *                          kfree_rcu_nolock() called before it has freed
+ *                          its object.
+ *
+ * The object must not be touched by the caller after the call; readers
+ * may still read it until the grace period ends.  NULL is ignored.
+ */
+struct rcu_head;
+void kvfree_call_rcu(struct rcu_head *head, void *ptr);
+void kfree_rcu_nolock_call(struct rcu_head *head, void *ptr);
+void kvfree_rcu_barrier(void);
+
+/* The rcu_head must lie in the object's first page (slab_rcu.c finds a
+ * large kmalloc block's start from it). */
+#define KFREE_RCU_MAX_OFFSET PAGE_SIZE
+
+#define kfree_rcu_2(ptr, field)                                              \
+	do {                                                                 \
+		typeof(ptr) ___p = (ptr);                                    \
+									     \
+		BUILD_BUG_ON(offsetof(typeof(*___p), field) >=               \
+			     KFREE_RCU_MAX_OFFSET);                          \
+		if (___p)                                                    \
+			kvfree_call_rcu(&___p->field, (void *)___p);         \
+	} while (0)
+
+#define kfree_rcu_1(ptr) kvfree_call_rcu(NULL, (void *)(ptr))
+
+/* kfree_rcu() takes one or two arguments, as Linux's does: the third
+ * argument of this picker is the name of the form that fits. */
+#define KFREE_RCU_PICK(_1, _2, form, ...) form
+#define kfree_rcu(...) \
+	KFREE_RCU_PICK(__VA_ARGS__, kfree_rcu_2, kfree_rcu_1, unused)(__VA_ARGS__)
+#define kfree_rcu_mightsleep(ptr) kfree_rcu_1(ptr)
+
+#define kfree_rcu_nolock(ptr, field)                                         \
+	do {                                                                 \
+		typeof(ptr) ___p = (ptr);                                    \
+									     \
+		BUILD_BUG_ON(offsetof(typeof(*___p), field) >=               \
+			     KFREE_RCU_MAX_OFFSET);                          \
+		if (___p)                                                    \
+			kfree_rcu_nolock_call(&___p->field, (void *)___p);   \
+	} while (0)
 
 #endif /* SLAB_H */

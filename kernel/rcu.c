@@ -484,8 +484,7 @@ void rcu_irq_exit(bool was_idle)
 
 /* ---- waiting ---- */
 
-/* Why a caller may not wait here, or NULL if it may. */
-static const char *rcu_cannot_wait(void)
+const char *rcu_cannot_wait(void)
 {
 	if (in_nmi())
 		return "NMI context";
@@ -566,9 +565,12 @@ void rcu_barrier(void)
 			why, smp_processor_id());
 		return;
 	}
-	if (WARN_ON(__atomic_exchange_n(&rcu_barrier_busy, true,
-					__ATOMIC_ACQUIRE)))
-		return;   /* one at a time: the per-CPU heads are shared */
+	/* One at a time: the per-CPU heads are shared.  A second caller
+	 * (two kmem_cache_destroy()s on two CPUs) waits its turn, passing
+	 * quiescent states and running callbacks meanwhile, as Linux's
+	 * barrier waits on its mutex. */
+	while (__atomic_exchange_n(&rcu_barrier_busy, true, __ATOMIC_ACQUIRE))
+		rcu_wait_step();
 	__atomic_store_n(&rcu_barrier_done, 0, __ATOMIC_RELAXED);
 	cpu_online_mask_get(&online);
 	for_each_cpu(cpu, &online) {

@@ -223,6 +223,14 @@ static struct page *kmalloc_page(const void *p)
 	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 }
 
+bool kmalloc_large_block_start(const void *p)
+{
+	struct page *page = kmalloc_page(p);
+
+	return page && (page->flags & PG_large_kmalloc) &&
+	       p == page_address(page);
+}
+
 /* ---- the API ---- */
 
 static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)

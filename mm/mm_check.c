@@ -11,7 +11,11 @@
  *   S3 spare is NULL or a real sheaf of the cache's capacity (never the
  *      bootstrap sheaf), not main, on no barn list;
  *   S4 a cache without sheaves has bootstrap main and no spare everywhere;
- *   S5 the bootstrap sheaf is empty, capacity 0, of no cache, in no barn.
+ *   S5 the bootstrap sheaf is empty, capacity 0, of no cache, in no barn;
+ *   S6 rcu_free is NULL or a real sheaf of the cache's capacity, neither
+ *      main nor spare, on no list, never full while the lock is free (a
+ *      full one is with call_rcu() already); its objects are held like a
+ *      sheaf's (kfree_rcu() took them: not free until a grace period).
  * BARN:
  *   B1 sheaves_full holds sheaves with 0 < size <= capacity, sheaves_empty
  *      ones with size 0; all of this cache and its capacity;
@@ -295,6 +299,40 @@ static void check_real_sheaf(struct cache_scan *cs,
 		return;
 	for (i = 0; i < sh->size; i++)
 		hold_object(cs, sh->objects[i]);
+}
+
+/*
+ * S6: the CPU's rcu_free sheaf.  Its objects wait for a grace period:
+ * held (X1-X3 treat them as in a sheaf: in use by their slabs), never free.
+ */
+static void check_rcu_free_sheaf(struct cache_scan *cs, unsigned int cpu,
+				 const struct slab_sheaf *main,
+				 const struct slab_sheaf *spare)
+{
+	struct slub_percpu_sheaves *pcs = &cs->s->cpu_sheaves[cpu];
+	const struct slab_sheaf *rf = READ_ONCE(pcs->rcu_free);
+	char where[24];
+
+	if (!rf)
+		return;
+	if (rf == &bootstrap_sheaf || rf == main || rf == spare) {
+		violation(&cs->c, SLAB_RULES,
+			  "cpu%u rcu_free %p is the bootstrap sheaf, main or spare",
+			  cpu, rf);
+		return;
+	}
+	if (!cache_has_sheaves(cs->s))
+		violation(&cs->c, SLAB_RULES,
+			  "cpu%u rcu_free %p in a cache without sheaves", cpu, rf);
+	if (rf->size >= rf->capacity)
+		violation(&cs->c, SHEAF_RULES,
+			  "cpu%u rcu_free %p is full (%u) with its lock free: it should be with call_rcu()",
+			  cpu, rf, rf->size);
+	if (rf->barn_list.next != &rf->barn_list)
+		violation(&cs->c, SHEAF_RULES,
+			  "cpu%u rcu_free %p is linked into a list", cpu, rf);
+	snprintf(where, sizeof(where), "cpu%u rcu_free", cpu);
+	check_real_sheaf(cs, rf, where);
 }
 
 static void check_cpu_sheaves(struct cache_scan *cs, unsigned int cpu)
@@ -651,8 +689,14 @@ int slab_cache_check(struct kmem_cache *s)
 		return finish(&cs.c);
 	}
 	check_bootstrap(&cs);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
+
 		check_cpu_sheaves(&cs, cpu);
+		if (!local_lock_is_locked(&pcs->lock))
+			check_rcu_free_sheaf(&cs, cpu, READ_ONCE(pcs->main),
+					     READ_ONCE(pcs->spare));
+	}
 	check_barn(&cs);
 	collect_deferred(&cs);
 	check_held_unique(&cs);

@@ -96,11 +96,23 @@
  * in task context, where the holder cannot be interrupted; this kernel has
  * no scheduler to run task work on a busy CPU.
  *
+ * The rcu_free sheaf (kfree_rcu(), mm/slab_rcu.c): a third per-CPU sheaf
+ * under the same lock, holding objects that wait for a grace period.
+ * free_to_rcu_sheaf() pushes; when it is full it is handed whole to
+ * call_rcu() before the lock is dropped (rcu_free_submit_locked()), so a
+ * flush IPI that gets the lock afterwards, and the rcu_barrier() after
+ * that flush, are ordered after it; a flush (pcs_detach(),
+ * flush_rcu_sheaves()) submits a partial one the same way.  After the
+ * grace period rcu_free_sheaf_cb() puts it in the barn as a full sheaf,
+ * or flushes it when the barn has its fill.  Its objects are never free
+ * while on the CPU or in flight: no path but the callback moves them.
+ *
  * mm_point() marks the interleaving points (include/mm_points.h): each
  * place the sheaf lock is dropped and retaken, half way through a swap,
  * the barn lock held, a flush that found a CPU busy; a test makes NMIs,
  * IRQs and other CPUs land there.
  */
+#include <cpumask.h>
 #include <kernel.h>
 #include <string.h>
 #include "slab_internal.h"
@@ -169,6 +181,7 @@ void pcs_init(struct kmem_cache *s)
 		local_lock_init(&pcs->lock);
 		pcs->main = &bootstrap_sheaf;
 		pcs->spare = NULL;
+		pcs->rcu_free = NULL;
 	}
 	spin_lock_init(&barn->lock, "slab barn");
 	INIT_LIST_HEAD(&barn->sheaves_full);
@@ -820,15 +833,215 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 }
 
 /* ---------------------------------------------------------------------- */
+/* The rcu_free sheaf (kfree_rcu(), mm/slab_rcu.c)                         */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * After the grace period, on the CPU that submitted the sheaf, IRQs on,
+ * never in NMI context: its objects are free now.  The sheaf goes into the
+ * barn as a full sheaf, so the next CPU whose main runs dry takes them
+ * without touching a slab; when the barn has its fill of full sheaves the
+ * objects go to their slabs and the empty sheaf to the barn or away.  The
+ * cache's rcu_pending drops last: kmem_cache_destroy() may free the cache
+ * as soon as it reads 0, so nothing here looks at s after that.
+ */
+static void rcu_free_sheaf_cb(struct rcu_head *head)
+{
+	struct slab_sheaf *sheaf = container_of(head, struct slab_sheaf,
+						rcu_head);
+	struct kmem_cache *s = sheaf->cache;
+	unsigned int i;
+
+	INIT_LIST_HEAD(&sheaf->barn_list);   /* it shared rcu_head's words */
+	for (i = 0; i < sheaf->size; i++)
+		kasan_slab_free(s, sheaf->objects[i]);
+	mm_point(MM_POINT_RCU_SHEAF_RETURNED, s);
+	if (sheaf->size && barn_put_sheaf(s, sheaf, false)) {
+		stat(s, RCU_SHEAF_RETURN);
+	} else {
+		sheaf_flush(s, sheaf);
+		stat(s, RCU_SHEAF_RETURN_FLUSH);
+		if (!barn_put_sheaf(s, sheaf, false))
+			free_empty_sheaf(s, sheaf);
+	}
+	slab_rcu_pending_dec(s);
+}
+
+/*
+ * Hand this CPU's rcu_free sheaf, if any, to call_rcu(), under the sheaf
+ * lock: once the lock is free again the sheaf is on call_rcu()'s list, so
+ * a barrier that took the lock after us (a flush IPI) and then queued its
+ * own callback on this CPU is ordered after it.
+ */
+static void rcu_free_submit_locked(struct kmem_cache *s,
+				   struct slub_percpu_sheaves *pcs)
+{
+	struct slab_sheaf *sheaf = pcs->rcu_free;
+
+	if (!sheaf)
+		return;
+	pcs->rcu_free = NULL;
+	stat(s, RCU_SHEAF_SUBMIT);
+	slab_rcu_pending_inc(s);
+	call_rcu(&sheaf->rcu_head, rcu_free_sheaf_cb);
+	mm_point(MM_POINT_RCU_SHEAF_SUBMITTED, s);
+}
+
+/*
+ * kfree_rcu(): keep object in this CPU's rcu_free sheaf.  A sheaf that
+ * becomes full is submitted at once.  No rcu_free sheaf yet: an empty one
+ * from the barn, else (allow_spin only) one allocated with the lock
+ * dropped, and everything read again after relocking.  False, with
+ * nothing done, when the lock was held (an NMI's kfree_rcu_nolock() over
+ * a slow path) or no sheaf could be had: the caller falls back.
+ * allow_spin false: the any-context variant (barn trylocked, nothing
+ * allocated).
+ */
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	struct slab_sheaf *sheaf, *extra = NULL;
+	unsigned long flags;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return false;
+	mm_point(MM_POINT_RCU_SHEAF_LOCKED, s);
+	if (!pcs->rcu_free) {
+		sheaf = barn_get_sheaf(s, false, allow_spin);
+		if (!sheaf && allow_spin) {
+			local_unlock_irqrestore(&pcs->lock, flags);
+			mm_point(MM_POINT_RCU_SHEAF_UNLOCKED, s);
+			sheaf = alloc_empty_sheaf(s, GFP_NOWAIT,
+						  s->sheaf_capacity);
+			if (!sheaf)
+				return false;
+			pcs = this_pcs(s);
+			if (!local_trylock_irqsave(&pcs->lock, flags)) {
+				free_empty_sheaf(s, sheaf);
+				return false;
+			}
+			/* Re-check: an interrupt's kfree_rcu() may have
+			 * installed one meanwhile. */
+			if (pcs->rcu_free)
+				extra = sheaf;
+			else
+				pcs->rcu_free = sheaf;
+		} else if (sheaf) {
+			pcs->rcu_free = sheaf;
+		}
+		if (!pcs->rcu_free) {
+			local_unlock_irqrestore(&pcs->lock, flags);
+			return false;
+		}
+	}
+	sheaf = pcs->rcu_free;
+	sheaf->objects[sheaf->size++] = object;
+	stat(s, FREE_RCU_SHEAF);
+	if (sheaf->size == sheaf->capacity)
+		rcu_free_submit_locked(s, pcs);
+	local_unlock_irqrestore(&pcs->lock, flags);
+	if (extra && !barn_put_sheaf(s, extra, false))
+		free_empty_sheaf(s, extra);
+	return true;
+}
+
+/* How often a flush asks a CPU whose sheaf lock was held (see
+ * flush_retry_busy_cpu() below). */
+#define SHEAF_FLUSH_MAX_TRIES 100000
+
+/* What the rcu_free flush IPIs were asked, and which CPUs were busy. */
+struct rcu_sheaf_flush {
+	struct kmem_cache *s;   /* NULL: every cache with sheaves */
+	bool busy[NR_CPUS];
+};
+
+static bool rcu_free_submit(struct kmem_cache *s, unsigned int cpu)
+{
+	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
+	unsigned long flags;
+
+	if (!cache_has_sheaves(s))
+		return true;
+	if (!local_trylock_irqsave(&pcs->lock, flags))
+		return false;
+	rcu_free_submit_locked(s, pcs);
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return true;
+}
+
+/* The IPI (or, for a CPU not online, a call from here). */
+static void rcu_sheaf_flush_cpu(struct rcu_sheaf_flush *f, unsigned int cpu)
+{
+	struct kmem_cache *s;
+	unsigned long flags;
+	bool done = true;
+
+	if (f->s) {
+		f->busy[cpu] = !rcu_free_submit(f->s, cpu);
+		return;
+	}
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list)
+		if (!rcu_free_submit(s, cpu))
+			done = false;
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	f->busy[cpu] = !done;
+}
+
+static void rcu_sheaf_flush_this_cpu(void *info)
+{
+	rcu_sheaf_flush_cpu(info, smp_processor_id());
+}
+
+/*
+ * Task context, IRQs on: every CPU's rcu_free sheaf of s (of every cache
+ * when s is NULL) handed to call_rcu(), so that an rcu_barrier() after
+ * this waits for every object kfree_rcu() kept in one.  Skipping a CPU
+ * would be Linux's destroy bug, so a CPU whose lock was held is asked
+ * again, as flush_all_sheaves() does; a CPU not online is done from here
+ * (its lock is free: nothing runs there).
+ */
+void flush_rcu_sheaves(struct kmem_cache *s)
+{
+	struct rcu_sheaf_flush f = { .s = s };
+	struct cpumask online;
+	unsigned int cpu, tries;
+
+	cpu_online_mask_get(&online);
+	on_each_cpu(rcu_sheaf_flush_this_cpu, &f, true);
+	for_each_possible_cpu(cpu) {
+		if (!cpumask_test_cpu(cpu, &online)) {
+			rcu_sheaf_flush_cpu(&f, cpu);
+			WARN_ON(f.busy[cpu]);
+			continue;
+		}
+		for (tries = 0; f.busy[cpu]; tries++) {
+			if (s)
+				mm_point(MM_POINT_SHEAF_FLUSH_BUSY, s);
+			if (WARN_ON(tries > SHEAF_FLUSH_MAX_TRIES))
+				break;
+			cpu_relax();
+			if (smp_call_function_single(cpu,
+						     rcu_sheaf_flush_this_cpu,
+						     &f, true))
+				rcu_sheaf_flush_cpu(&f, cpu);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- */
 /* Flushing every CPU and the barn                                         */
 /* ---------------------------------------------------------------------- */
 
 /*
  * Take the CPU's sheaves away, leaving it the bootstrap sheaf; false when
  * its sheaf lock is held (on the host, by an inline fast path this IPI
- * interrupted; the kernel's slow paths hold it with IRQs off).
+ * interrupted; the kernel's slow paths hold it with IRQs off).  Its
+ * rcu_free sheaf cannot be flushed (its objects wait for a grace period):
+ * it is handed to call_rcu() here, under the lock, and comes back through
+ * the barn.
  */
-static bool pcs_detach(struct slub_percpu_sheaves *pcs,
+static bool pcs_detach(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		       struct slab_sheaf **main, struct slab_sheaf **spare)
 {
 	unsigned long flags;
@@ -839,6 +1052,7 @@ static bool pcs_detach(struct slub_percpu_sheaves *pcs,
 	*spare = pcs->spare;
 	pcs->main = &bootstrap_sheaf;
 	pcs->spare = NULL;
+	rcu_free_submit_locked(s, pcs);
 	local_unlock_irqrestore(&pcs->lock, flags);
 	return true;
 }
@@ -858,8 +1072,8 @@ static void flush_take_this_cpu(void *info)
 	struct sheaf_flush *f = info;
 	unsigned int cpu = smp_processor_id();
 
-	f->taken[cpu] = pcs_detach(&f->s->cpu_sheaves[cpu], &f->main[cpu],
-				   &f->spare[cpu]);
+	f->taken[cpu] = pcs_detach(f->s, &f->s->cpu_sheaves[cpu],
+				   &f->main[cpu], &f->spare[cpu]);
 	f->busy[cpu] = !f->taken[cpu];
 }
 
@@ -869,7 +1083,6 @@ static void flush_take_this_cpu(void *info)
  * fast path cannot hold it that long): a bug, warned about, and that CPU
  * is left.
  */
-#define SHEAF_FLUSH_MAX_TRIES 100000
 
 static void flush_retry_busy_cpu(struct sheaf_flush *f, unsigned int cpu)
 {
@@ -894,10 +1107,10 @@ static void flush_take_offline_cpu(struct sheaf_flush *f, unsigned int cpu)
 {
 	struct slub_percpu_sheaves *pcs = &f->s->cpu_sheaves[cpu];
 
-	if (pcs->main == &bootstrap_sheaf && !pcs->spare)
+	if (pcs->main == &bootstrap_sheaf && !pcs->spare && !pcs->rcu_free)
 		return;
 	/* Nothing runs there, so its lock is free unless it leaked. */
-	f->taken[cpu] = !WARN_ON(!pcs_detach(pcs, &f->main[cpu],
+	f->taken[cpu] = !WARN_ON(!pcs_detach(f->s, pcs, &f->main[cpu],
 					      &f->spare[cpu]));
 }
 

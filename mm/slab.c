@@ -154,6 +154,11 @@ const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
 	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
 	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
 	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
+	[FREE_RCU_SHEAF] = "free_rcu_sheaf",
+	[FREE_RCU_FALLBACK] = "free_rcu_fallback",
+	[RCU_SHEAF_SUBMIT] = "rcu_sheaf_submit",
+	[RCU_SHEAF_RETURN] = "rcu_sheaf_return",
+	[RCU_SHEAF_RETURN_FLUSH] = "rcu_sheaf_return_flush",
 };
 
 /*
@@ -663,7 +668,31 @@ static struct page *allocate_slab_nolock(struct kmem_cache *s, bool *busy)
 	return slab ? setup_slab(s, slab) : NULL;
 }
 
-/* allow_spin false: the any-context free of pages (never waits). */
+/*
+ * A SLAB_TYPESAFE_BY_RCU slab's pages, after the grace period (slab_rcu.c):
+ * IRQs on, never in NMI context.  free_slab() left the cache in the head's
+ * slab_cache and the order in private_data, nothing else of the slab.
+ */
+static void free_slab_rcu_cb(struct rcu_head *head)
+{
+	struct page *slab = container_of(head, struct page, rcu_head);
+	struct kmem_cache *s = slab->slab_cache;
+	unsigned int order = (unsigned int)slab->private_data;
+
+	slab->slab_cache = NULL;
+	slab->private_data = 0;
+	INIT_LIST_HEAD(&slab->lru);   /* it shared rcu_head's words */
+	__free_pages(slab, order);
+	slab_rcu_pending_dec(s);
+}
+
+/*
+ * allow_spin false: the any-context free of pages (never waits).  The slab
+ * stops being one here (a late free of one of its objects is refused as
+ * no slab's), and is counted freed; a SLAB_TYPESAFE_BY_RCU slab's memory
+ * stays as it is until a grace period has passed (call_rcu() works in
+ * any context), so readers that found an object in it still read one.
+ */
 static void free_slab(struct kmem_cache *s, struct page *slab,
 		      bool allow_spin)
 {
@@ -678,12 +707,19 @@ static void free_slab(struct kmem_cache *s, struct page *slab,
 	slab->freelist = NULL;
 	slab->inuse = 0;
 	slab->objects = 0;
+	stat(s, FREE_SLAB);
+	if (s->flags & SLAB_TYPESAFE_BY_RCU) {
+		slab->slab_cache = s;
+		slab->private_data = s->order;
+		slab_rcu_pending_inc(s);
+		call_rcu(&slab->rcu_head, free_slab_rcu_cb);
+		return;
+	}
 	INIT_LIST_HEAD(&slab->lru);
 	if (allow_spin)
 		__free_pages(slab, s->order);
 	else
 		free_pages_nolock(slab, s->order);
-	stat(s, FREE_SLAB);
 }
 
 static void free_slab_list(struct kmem_cache *s, struct list_head *list,
@@ -1112,6 +1148,8 @@ static unsigned int ilog2_u(unsigned int v)
  * red zone)?  Yes when no byte of a free object is left to hold it:
  *   - a constructor's work must survive in a free object;
  *   - poison fills every byte of a free object;
+ *   - SLAB_TYPESAFE_BY_RCU: a reader may still read a free object's
+ *     fields (it re-checks them), so none may be overwritten;
  *   - a red zone with an object under a word: a word in the middle would
  *     reach into the red zone, which the first allocation then reports;
  *   - a debug kmalloc cache red-zones the bytes past the size asked for,
@@ -1121,7 +1159,7 @@ static unsigned int ilog2_u(unsigned int v)
  */
 static bool freeptr_outside_object(const struct kmem_cache *s)
 {
-	if (s->ctor || (s->flags & SLAB_POISON))
+	if (s->ctor || (s->flags & (SLAB_POISON | SLAB_TYPESAFE_BY_RCU)))
 		return true;
 	if (!(s->flags & SLAB_RED_ZONE))
 		return false;
@@ -1288,8 +1326,10 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 		return -1;
 	if (slub_debug_selects(name))
 		flags |= slub_debug_flags;
-	if (args->ctor)
-		flags &= ~SLAB_POISON;  /* poison would undo the constructor */
+	/* Poison would undo the constructor, or what a SLAB_TYPESAFE_BY_RCU
+	 * reader re-checks in a freed object. */
+	if (args->ctor || (flags & SLAB_TYPESAFE_BY_RCU))
+		flags &= ~SLAB_POISON;
 	if ((flags & SLAB_HWCACHE_ALIGN) && size > SLAB_CACHE_LINE / 2)
 		align = max(align, (unsigned int)SLAB_CACHE_LINE);
 	s->name = name;
@@ -1578,6 +1618,9 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	if (!s)
 		return 0;
 	n = get_node(s, 0);
+	/* What kfree_rcu() took is not a leak either: its grace period ends
+	 * and the objects come back (into the barn) before we look. */
+	kmem_cache_rcu_barrier(s);
 	slab_deferred_flush_all();   /* they are not leaks: free them first */
 	flush_all_sheaves(s);
 	spin_lock_irqsave(&n->list_lock, flags);
@@ -1592,6 +1635,9 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	collect_empty_slabs_locked(n, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
 	free_slab_list(s, &discard, true);
+	/* SLAB_TYPESAFE_BY_RCU slabs still wait for their grace period, and
+	 * their callbacks name s. */
+	kmem_cache_rcu_barrier_slabs(s);
 
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_del(&s->list);
@@ -1628,6 +1674,7 @@ void slab_host_reset(void)
 		per_cpu_ptr(slab_defer, cpu)->first = NULL;
 		per_cpu_ptr(slab_defer, cpu)->count = 0;
 	}
+	slab_rcu_host_reset();
 	kmalloc_host_reset();
 	INIT_LIST_HEAD(&slab_caches);
 	memset(&kmem_cache_boot_storage, 0, sizeof(kmem_cache_boot_storage));
@@ -1659,6 +1706,7 @@ void kmem_cache_init(const char *slub_debug)
 		panic("slab: cannot set up the kmem_cache cache");
 	add_to_cache_list(&kmem_cache_boot);
 	slab_defer_init();
+	slab_rcu_init();
 	slab_up = true;
 	mm_point(MM_POINT_KMALLOC_INIT, &kmem_cache_boot);
 	kmalloc_init();
@@ -1727,6 +1775,15 @@ void slabinfo_show(void)
 			slab_stat_sum(s, FREE_SLAB));
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
+			     const void *p)
+{
+	unsigned long idx = ((unsigned long)p -
+			     (unsigned long)slab_base(slab)) / s->size;
+
+	return (char *)slab_base(slab) + idx * s->size;
 }
 
 /* For mm/mm_check.c: a slab's freelist decoded, whatever the encoding. */

@@ -33,6 +33,7 @@
 #include <list.h>
 #include <mm.h>
 #include <mm_points.h>
+#include <rcupdate.h>
 #include <rseq.h>
 #include <slab.h>
 #include <smp.h>
@@ -58,6 +59,11 @@ enum slab_stat_item {
 	ALLOC_SLAB,           /* slabs allocated from the buddy */
 	FREE_SLAB,            /* slabs given back to the buddy */
 	SHEAF_FLUSH_BUSY,     /* flush IPI found a fast path inside: asked again */
+	FREE_RCU_SHEAF,       /* kfree_rcu() kept in this CPU's rcu_free sheaf */
+	FREE_RCU_FALLBACK,    /* kfree_rcu() by a call_rcu() of its own */
+	RCU_SHEAF_SUBMIT,     /* rcu_free sheaf handed to call_rcu() */
+	RCU_SHEAF_RETURN,     /* ... back after its grace period, into the barn */
+	RCU_SHEAF_RETURN_FLUSH, /* ... back, barn full: objects to the slabs */
 	NR_SLAB_STAT_ITEMS
 };
 
@@ -65,10 +71,17 @@ extern const char *const slab_stat_names[NR_SLAB_STAT_ITEMS];
 
 /*
  * A sheaf: an array of free object pointers.  objects[0..size) are free
- * objects of `cache`; capacity is the array length.
+ * objects of `cache`; capacity is the array length.  An rcu_free sheaf
+ * (sheaf.c) holds objects that kfree_rcu() was given instead: not free
+ * until the grace period its rcu_head waits for has ended.  A sheaf waiting
+ * for its grace period is on no barn list, so the two share their words;
+ * the callback links barn_list afresh (INIT_LIST_HEAD) before any use.
  */
 struct slab_sheaf {
-	struct list_head barn_list;   /* on a barn list, or unlinked */
+	union {
+		struct list_head barn_list;   /* on a barn list, or unlinked */
+		struct rcu_head rcu_head;     /* handed to call_rcu() */
+	};
 	struct kmem_cache *cache;
 	unsigned int capacity;
 	unsigned int size;
@@ -116,20 +129,26 @@ struct kmem_cache_node {
 };
 
 /*
- * Per CPU: main and spare sheaf under a local_trylock_t.  Only this CPU
- * touches them (a flush from another CPU runs here, in an IPI that takes
- * them away: flush_all_sheaves() in sheaf.c).
+ * Per CPU: main and spare sheaf, and the rcu_free sheaf, under a
+ * local_trylock_t.  Only this CPU touches them (a flush from another CPU
+ * runs here, in an IPI that takes them away: flush_all_sheaves() in
+ * sheaf.c).  rcu_free is NULL or a real sheaf of the cache's capacity that
+ * is never full while the lock is free: kfree_rcu() hands a full one to
+ * call_rcu() before it unlocks (sheaf.c, "The rcu_free sheaf").
  * The two hot counters sit here so the fast path writes nothing shared.
  */
+#define PCS_WORDS 6   /* the words below, the lock's included */
+
 struct slub_percpu_sheaves {
 	local_trylock_t lock;
 	struct slab_sheaf *main;
 	struct slab_sheaf *spare;
+	struct slab_sheaf *rcu_free;
 	unsigned long alloc_pcs;
 	unsigned long free_pcs;
 	/* One cache line per CPU, so CPUs never write each other's line
 	 * (the array starts line-aligned: see struct kmem_cache). */
-	char pad[SLAB_CACHE_LINE - 5 * sizeof(unsigned long)];
+	char pad[SLAB_CACHE_LINE - PCS_WORDS * sizeof(unsigned long)];
 };
 
 /* STORE_USER record, one for the last allocation and one for the free. */
@@ -139,7 +158,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 56
+#define KMEM_CACHE_PAD_TO_LINE 8
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -171,6 +190,10 @@ struct kmem_cache {
 	struct list_head list;     /* slab_caches */
 	struct kmem_cache_node node;
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
+	/* Sheaves, objects and slabs of this cache handed to call_rcu() whose
+	 * callback has not finished (atomic; the callback's last store):
+	 * kmem_cache_destroy() waits for them with rcu_barrier(). */
+	unsigned long rcu_pending;
 	/* To the next cache line (the BUILD_BUG_ON below says when a new
 	 * field needs this changed).  Not an alignment attribute: that would
 	 * make the struct 64-byte aligned, and list_for_each_entry() forms a
@@ -232,6 +255,18 @@ static inline void stat_add(struct kmem_cache *s, enum slab_stat_item i,
 static inline void stat(struct kmem_cache *s, enum slab_stat_item i)
 {
 	stat_add(s, i, 1);
+}
+
+/* s->rcu_pending: one more (any context) / one fewer, the callback's last
+ * access to s (release: kmem_cache_destroy() reads it with acquire). */
+static inline void slab_rcu_pending_inc(struct kmem_cache *s)
+{
+	__atomic_fetch_add(&s->rcu_pending, 1, __ATOMIC_RELAXED);
+}
+
+static inline void slab_rcu_pending_dec(struct kmem_cache *s)
+{
+	__atomic_fetch_sub(&s->rcu_pending, 1, __ATOMIC_RELEASE);
 }
 
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s, int nid)
@@ -634,6 +669,24 @@ unsigned long slab_deferred_frees(unsigned int cpu);
 /* Free every CPU's deferred objects now (on_each_cpu: IRQs on). */
 void slab_deferred_flush_all(void);
 
+/* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
+void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
+			     const void *p);
+
+/* ---- slab_rcu.c: kfree_rcu() and the RCU barriers ---- */
+void slab_rcu_init(void);
+/* kmem_cache_destroy(): everything kfree_rcu() took of s freed (parked
+ * objects handed on, rcu_free sheaves flushed, rcu_barrier() if anything
+ * of s is in flight); task context, IRQs on. */
+void kmem_cache_rcu_barrier(struct kmem_cache *s);
+/* ... and after the slabs went: SLAB_TYPESAFE_BY_RCU slabs in flight. */
+void kmem_cache_rcu_barrier_slabs(struct kmem_cache *s);
+/* kfree_rcu_nolock()'s objects parked on cpu's list right now. */
+unsigned long kfree_rcu_deferred(unsigned int cpu);
+#ifdef HOST_TEST
+void slab_rcu_host_reset(void);
+#endif
+
 unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
 /* For mm/mm_check.c: walk a slab's freelist and the deferred lists (the
  * links decoded as slab.c encodes them); quiescent callers only. */
@@ -658,6 +711,12 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 			      void **p);
 /* Every CPU's sheaves and the barn back to the slabs (on_each_cpu). */
 void flush_all_sheaves(struct kmem_cache *s);
+/* kfree_rcu(): object into this CPU's rcu_free sheaf; false: fall back.
+ * allow_spin false: any context (trylocks only, never allocates). */
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin);
+/* Every CPU's rcu_free sheaf of s (every cache: s NULL) to call_rcu();
+ * task context, IRQs on (on_each_cpu). */
+void flush_rcu_sheaves(struct kmem_cache *s);
 /* Any context (trylocks only, never allocates); *busy: sheaf lock held. */
 void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy);
 bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
@@ -672,6 +731,8 @@ void kmalloc_init(void);
 #ifdef HOST_TEST
 void kmalloc_host_reset(void);
 #endif
+/* Is p the first byte of a large kmalloc block (a whole buddy block)? */
+bool kmalloc_large_block_start(const void *p);
 /* The size kmalloc would really hand out for a request of size. */
 size_t kmalloc_size_roundup(size_t size);
 

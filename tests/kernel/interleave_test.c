@@ -65,6 +65,7 @@
 #include <mm_check.h>
 #include <mm_points.h>
 #include <mmzone.h>
+#include <rcupdate.h>
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
@@ -145,9 +146,41 @@ static void il_run_irq_work_everywhere(void)
 	host_cpu_id = me;
 }
 
-static int il_env_init(void) { return slab_test_env_init(); }
+static int il_env_init(void)
+{
+	if (slab_test_env_init())
+		return -1;
+	rcu_init();
+	return 0;
+}
 static void il_env_exit(void) { slab_test_env_exit(); }
 static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
+
+/* Ticks on every CPU until nothing of s waits for a grace period (the
+ * host's grace periods end only when the test ticks; test_rcu.c). */
+#define IL_RCU_MAX_ROUNDS 16
+
+static void il_rcu_settle(struct kmem_cache *s)
+{
+	unsigned int me = host_cpu_id, cpu, round;
+
+	flush_rcu_sheaves(s);
+	for (round = 0; round < IL_RCU_MAX_ROUNDS &&
+	     __atomic_load_n(&s->rcu_pending, __ATOMIC_ACQUIRE); round++) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			unsigned long flags;
+
+			host_cpu_id = cpu;
+			flags = local_irq_save();
+			host_irq_nesting++;
+			rcu_sched_clock_irq(true);
+			rcu_irq_exit_invoke();
+			host_irq_nesting--;
+			local_irq_restore(flags);
+		}
+	}
+	host_cpu_id = me;
+}
 #else
 #include <cpu_work.h>
 #include <nmi.h>
@@ -270,6 +303,13 @@ static void il_env_exit(void)
 }
 
 static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
+
+/* Every kfree_rcu() of the scenario freed: real grace periods. */
+static void il_rcu_settle(struct kmem_cache *s)
+{
+	(void)s;
+	kvfree_rcu_barrier();
+}
 #endif
 
 /* ===================================================================== */
@@ -1081,6 +1121,26 @@ static bool setup_any_cache(void)
 	return true;
 }
 
+/* kfree_rcu() through the rcu_free sheaf: a partial sheaf, full ones
+ * handed to call_rcu() under the sheaf lock, returned through the barn
+ * after the grace period (and flushed once the barn is full), objects
+ * reused from it; then the grace periods end (il_rcu_settle()). */
+#define KFREE_RCU_OBJS ((BARN_MAX_FULL + 2) * IL_CAP + 1)
+
+static void body_kfree_rcu(void)
+{
+	unsigned int i;
+
+	alloc_n(KFREE_RCU_OBJS);
+	for (i = 0; i < KFREE_RCU_OBJS; i++) {
+		live_del(objs[i]);
+		kfree_rcu(objs[i]);
+	}
+	il_rcu_settle(il.s);
+	alloc_n(2 * IL_CAP);
+	free_n(0, 2 * IL_CAP);
+}
+
 static const struct il_scenario il_scenarios[] = {
 	{ .name = "sheaf_churn", .setup = setup_sheaf_cache, .body = body_sheaf_churn, .teardown = teardown_private },
 	{ .name = "bootstrap", .setup = setup_sheaf_cache, .body = body_bootstrap, .teardown = teardown_private },
@@ -1096,6 +1156,7 @@ static const struct il_scenario il_scenarios[] = {
 	{ .name = "deferred", .setup = setup_deferred, .body = body_deferred, .teardown = teardown_private },
 	{ .name = "pages", .setup = setup_pages, .body = body_pages, .teardown = teardown_nothing },
 	{ .name = "kmalloc", .setup = setup_any_cache, .body = body_kmalloc, .teardown = teardown_nothing },
+	{ .name = "kfree_rcu", .setup = setup_sheaf_cache, .body = body_kfree_rcu, .teardown = teardown_private },
 };
 
 /* ===================================================================== */
@@ -1605,16 +1666,21 @@ IL_SCENARIO_CASE(10, il_no_sheaves)
 IL_SCENARIO_CASE(11, il_deferred)
 IL_SCENARIO_CASE(12, il_pages)
 IL_SCENARIO_CASE(13, il_kmalloc)
+IL_SCENARIO_CASE(14, il_kfree_rcu)
 
 /*
- * The points this search aims at.  Two are reached only where no scenario
- * can be: sheaf_flush_busy inside a flush IPI that landed in a fast path
- * (see sheaf_lock_held_here(); sheaf_test and singlestep search it), and
- * kmalloc_init once at boot (sheaf_test sends an NMI there).
+ * The points this search aims at.  Three are reached only where no
+ * scenario can be: sheaf_flush_busy inside a flush IPI that landed in a
+ * fast path (see sheaf_lock_held_here(); sheaf_test and singlestep search
+ * it), kmalloc_init once at boot (sheaf_test sends an NMI there), and
+ * kfree_rcu_parked, a kfree_rcu_nolock() in an NMI over a held sheaf lock,
+ * whose object then waits for irq_work and a grace period, past the
+ * run's checks (slab_rcu and slab_rcu_host provoke it).
  */
 static bool point_searched(enum mm_point p)
 {
-	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT;
+	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT &&
+	       p != MM_POINT_KFREE_RCU_PARKED;
 }
 
 /* The figure, and the points no scenario reached. */
@@ -1664,6 +1730,7 @@ static struct kunit_case il_cases[] = {
 	KUNIT_CASE(il_deferred),
 	KUNIT_CASE(il_pages),
 	KUNIT_CASE(il_kmalloc),
+	KUNIT_CASE(il_kfree_rcu),
 	KUNIT_CASE(il_figures),
 	{}
 };

@@ -14,12 +14,21 @@
  *
  * Who reads, who writes (on_each_cpu_task(): every CPU at once):
  *   - the boot CPU writes: TORTURE_WRITES replacements, every
- *     TORTURE_SYNC_EVERY-th freed after synchronize_rcu(), the others with
- *     call_rcu(); between writes it reads too, and every
+ *     TORTURE_SYNC_EVERY-th freed after synchronize_rcu(), every
+ *     TORTURE_KFREE_RCU_EVERY-th with kfree_rcu() (through the CPU's
+ *     rcu_free sheaf: not poisoned, but handed out again with a new
+ *     generation once its sheaf is back), the others with call_rcu();
+ *     between writes it reads too, and every
  *     TORTURE_TICK_HOLD_EVERY-th write it replaces an object inside its own
  *     section and holds the section across two of its ticks: a tick that
  *     ran the old object's callback then would have freed it under the
- *     reader, so a broken grace period is caught even with one CPU;
+ *     reader, so a broken grace period is caught even with one CPU; and
+ *     every TORTURE_TICK_HOLD_EVERY-th (half way) it does the same with
+ *     kfree_rcu(): inside its section it fills the rcu_free sheaf behind
+ *     the old object so the sheaf goes to call_rcu(), holds across two
+ *     ticks, then allocates up to TORTURE_REUSE_SHEAVES sheaves' worth of
+ *     objects: meeting the old one among them (or its generation changed)
+ *     is a kfree_rcu() object reused under its reader;
  *   - every other CPU reads in task context until the writer is done
  *     (at least TORTURE_MIN_READS sections), with an explicit quiescent
  *     state between sections;
@@ -45,11 +54,15 @@
 #include <smp.h>
 #include <string.h>
 #include "../../arch/x86_64/apic.h"
+#include "../../mm/slab_internal.h"
 #include "test_wait.h"
 
 #define TORTURE_SLOTS           4
 #define TORTURE_WRITES          1000
 #define TORTURE_SYNC_EVERY      8
+#define TORTURE_KFREE_RCU_EVERY 3
+#define TORTURE_REUSE_SHEAVES   4
+#define TORTURE_REUSE_MAX       256   /* objects, at most, in that search */
 #define TORTURE_TICK_HOLD_EVERY 250
 #define TORTURE_TICKS_HELD      2
 #define TORTURE_MIN_READS       200
@@ -70,7 +83,9 @@ struct torture_obj {
 struct torture_counts {
 	unsigned long sections[3];   /* by context: task, IRQ, NMI */
 	unsigned long too_short;
+	unsigned long too_short_kfree_rcu;   /* of those: kfree_rcu() reuse */
 	unsigned long freed;
+	unsigned long kfree_rcu;             /* handed to kfree_rcu() */
 	unsigned long nmi_cbs_queued, nmi_cbs_run;
 };
 
@@ -242,6 +257,14 @@ static void torture_hold_across_ticks(void)
 		count(&counts.too_short, 1);
 }
 
+/* The writer's kfree_rcu(): counted, not poisoned (the sheaf keeps the
+ * object as it is; a reuse shows as a new generation). */
+static void torture_kfree_rcu(struct torture_obj *p)
+{
+	count(&counts.kfree_rcu, 1);
+	kfree_rcu(p, rh);
+}
+
 static void torture_write(unsigned int w)
 {
 	unsigned int slot = w % TORTURE_SLOTS;
@@ -254,8 +277,68 @@ static void torture_write(unsigned int w)
 	if (w % TORTURE_SYNC_EVERY == 0) {
 		synchronize_rcu();
 		torture_free(old);
+	} else if (w % TORTURE_KFREE_RCU_EVERY == 0) {
+		torture_kfree_rcu(old);
 	} else {
 		call_rcu(&old->rh, torture_free_cb);
+	}
+}
+
+/* Wait for n ticks of this CPU (an event; test_wait.h's deadline). */
+static void torture_wait_ticks(unsigned long n, u64 end)
+{
+	unsigned long *ticks = &per_cpu(apic_timer_ticks, smp_processor_id());
+	unsigned long start = READ_ONCE(*ticks);
+
+	while (READ_ONCE(*ticks) - start < n && !test_deadline_passed(end))
+		cpu_relax();
+}
+
+/*
+ * kfree_rcu() under our own reader: replace slot 1, kfree_rcu() the old
+ * object, fill this CPU's rcu_free sheaf behind it (so that it is handed
+ * to call_rcu() now, whatever it held before), hold across
+ * TORTURE_TICKS_HELD ticks (each could run the sheaf's callback, which puts
+ * it in the barn), then look for the old object among fresh allocations.
+ */
+static void torture_hold_kfree_rcu(void)
+{
+	unsigned int cap = torture_cache->sheaf_capacity ?: 1, i, n;
+	struct torture_obj *old, *p, *new = torture_new();
+	static struct torture_obj *got[TORTURE_REUSE_MAX];
+	unsigned long gen;
+	bool bad = false;
+	u64 end = test_deadline();
+
+	if (!new)
+		return;
+	rcu_read_lock();
+	old = rcu_dereference(torture_slots[1]);
+	gen = READ_ONCE(old->gen);
+	rcu_assign_pointer(torture_slots[1], new);
+	torture_kfree_rcu(old);
+	for (i = 0; i < cap; i++) {
+		p = torture_new();
+		if (p)
+			torture_kfree_rcu(p);
+	}
+	torture_wait_ticks(TORTURE_TICKS_HELD, end);
+	n = min(cap * TORTURE_REUSE_SHEAVES, (unsigned int)TORTURE_REUSE_MAX);
+	for (i = 0; i < n; i++) {
+		got[i] = torture_new();
+		if (got[i] == old)
+			bad = true;
+	}
+	if (!obj_intact(old, gen))
+		bad = true;
+	rcu_read_unlock();
+	for (i = 0; i < n; i++)
+		if (got[i])
+			torture_free(got[i]);
+	count(&counts.sections[CTX_TASK], 1);
+	if (bad) {
+		count(&counts.too_short, 1);
+		count(&counts.too_short_kfree_rcu, 1);
 	}
 }
 
@@ -271,6 +354,9 @@ static void torture_cpu(void *info)
 			torture_other_contexts(w);
 			if (w % TORTURE_TICK_HOLD_EVERY == 0)
 				torture_hold_across_ticks();
+			if (w % TORTURE_TICK_HOLD_EVERY ==
+			    TORTURE_TICK_HOLD_EVERY / 2)
+				torture_hold_kfree_rcu();
 			rcu_quiescent_state();
 		}
 		__atomic_store_n(&writer_done, true, __ATOMIC_RELEASE);
@@ -307,7 +393,8 @@ static bool torture_run(struct kunit *test, struct rcu_stats *delta)
 		RCU_INIT_POINTER(torture_slots[i], NULL);
 		call_rcu(&p->rh, torture_free_cb);
 	}
-	rcu_barrier();   /* every callback of the run has run */
+	kvfree_rcu_barrier();   /* every callback of the run has run, and
+				 * every kfree_rcu() object is back */
 	rcu_get_stats(&after);
 	delta->gp_completed = after.gp_completed - before.gp_completed;
 	delta->gp_ended_early = after.gp_ended_early - before.gp_ended_early;
@@ -315,16 +402,18 @@ static bool torture_run(struct kunit *test, struct rcu_stats *delta)
 	delta->cbs_queued = after.cbs_queued - before.cbs_queued;
 	delta->qs_idle_remote = after.qs_idle_remote - before.qs_idle_remote;
 	kunit_info(test,
-		   "rcutorture: %u CPUs, %u writes: %lu grace periods (%lu ended early), %lu callbacks run, %lu reader sections checked (task %lu, IRQ %lu, NMI %lu), %lu too-short grace periods",
-		   cpus, TORTURE_WRITES, delta->gp_completed,
+		   "rcutorture: %u CPUs, %u writes (%lu kfree_rcu): %lu grace periods (%lu ended early), %lu callbacks run, %lu reader sections checked (task %lu, IRQ %lu, NMI %lu), %lu too-short grace periods (%lu seen as kfree_rcu reuse)",
+		   cpus, TORTURE_WRITES, counts.kfree_rcu, delta->gp_completed,
 		   delta->gp_ended_early, delta->cbs_invoked,
 		   counts.sections[CTX_TASK] + counts.sections[CTX_IRQ] +
 		   counts.sections[CTX_NMI],
 		   counts.sections[CTX_TASK], counts.sections[CTX_IRQ],
-		   counts.sections[CTX_NMI], counts.too_short);
+		   counts.sections[CTX_NMI], counts.too_short,
+		   counts.too_short_kfree_rcu);
 	KUNIT_EXPECT_EQ(test, nmi_timeouts, 0);
 	/* Every object handed out was freed, each once. */
-	KUNIT_EXPECT_EQ(test, counts.freed, torture_gen);
+	KUNIT_EXPECT_EQ(test, counts.freed + counts.kfree_rcu, torture_gen);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(torture_cache->rcu_pending), 0);
 	KUNIT_EXPECT_EQ(test, counts.nmi_cbs_run, counts.nmi_cbs_queued);
 	KUNIT_EXPECT_EQ(test, delta->cbs_invoked, delta->cbs_queued);
 	KUNIT_EXPECT_EQ(test, rcu_check_state(), 0);
@@ -338,6 +427,7 @@ static void torture_finds_no_short_grace_period(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, torture_run(test, &d));
 	KUNIT_EXPECT_EQ(test, counts.too_short, 0);
 	KUNIT_EXPECT_EQ(test, d.gp_ended_early, 0);
+	KUNIT_EXPECT_GT(test, counts.kfree_rcu, 0);
 	KUNIT_EXPECT_GT(test, d.gp_completed, 0);
 	KUNIT_EXPECT_GT(test, d.cbs_invoked, 0);
 	KUNIT_EXPECT_GT(test, counts.sections[CTX_TASK], 0);
@@ -357,6 +447,7 @@ static void torture_catches_grace_periods_ended_early(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, ok);
 	KUNIT_EXPECT_GT(test, d.gp_ended_early, 0);
 	KUNIT_EXPECT_GT(test, counts.too_short, 0);
+	KUNIT_EXPECT_GT(test, counts.too_short_kfree_rcu, 0);
 }
 
 static int torture_suite_init(struct kunit_suite *suite)
