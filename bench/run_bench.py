@@ -17,7 +17,8 @@ Boots of the same kernel:
      --cpus CPUs, by default no more than the host has cores: the TSC
      follows the wall clock, figures are cycles and noisy, so the spread
      (p10..p90) is reported with the median.
-After the single-CPU boot, `single_pages` is booted once more on its own:
+After the single-CPU boot, `single_rcu` is booted once more on 2 CPUs (its
+grace-period rows with a CPU to wait for), and `single_pages` on its own:
 its rows must not depend on what the groups before it left in the heap,
 so each median must be what the full run gave (the report says which
 differ, and the run fails if one does).
@@ -329,8 +330,8 @@ def plot(out, groups, mode):
         return []
     made = []
     for g, all_rs in groups.items():
-        if g.endswith("_memory"):
-            continue
+        if g.endswith("_memory") or g == "single_rcu":
+            continue   # no axis to plot: sizes and CPU counts mixed
         units = sorted(set(r.get("unit", "tsc/op") for r in all_rs))
         for unit in units:
             rs = [r for r in all_rs if r.get("unit", "tsc/op") == unit]
@@ -612,6 +613,40 @@ def page_rows_alone(kernel, out, timeout, full_rows):
             "groups.\n" % len(full)), True
 
 
+RCU_TWO_CPUS = 2
+
+
+def rcu_rows_on_two_cpus(kernel, out, timeout):
+    """Boot `single_rcu` on RCU_TWO_CPUS CPUs (-icount): the grace-period
+    rows with a second CPU to wait for.  Returns (report text, ok)."""
+    log_path = os.path.join(out, "single_rcu_2cpus.log")
+    title = "### single_rcu on %d CPUs" % RCU_TWO_CPUS
+    if boot(kernel, RCU_TWO_CPUS, "bench=single_rcu", ["-icount", "shift=0"],
+            log_path, timeout) is None:
+        return title + "\n\nboot failed\n", False
+    rows = [r for r in parse_rows(log_path)[0] if r["group"] == "single_rcu"]
+    with open(os.path.join(out, "single_rcu_2cpus.csv"), "w",
+              newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    mode = "TCG, -icount shift=0, %d CPUs" % RCU_TWO_CPUS
+    text = table({"single_rcu": rows}, title[4:], mode)
+    return "#" + text, bool(rows)
+
+
+def rcu_summary(rs):
+    """kfree_rcu() per object with and without the rcu_free sheaf."""
+    on = median_of(rs, "kfree_rcu.sheaves", 64)
+    off = median_of(rs, "kfree_rcu.no_sheaves", 64)
+    if not (on and off):
+        return ""
+    return ("- kfree_rcu() of a 64-byte object: %.0f instructions into the "
+            "rcu_free sheaf, %.0f as a call_rcu() of its own (no sheaves)\n"
+            % (on, off))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
@@ -661,6 +696,11 @@ def main():
         mode_text = "%s; CPU: %s" % (mode, machine or "unknown")
         report.append(table(groups, title, mode_text))
         report.append(summary(groups, mode))
+        if "single_rcu" in groups:
+            report.append(rcu_summary(groups["single_rcu"]))
+            text, ok = rcu_rows_on_two_cpus(a.kernel, a.out, a.timeout)
+            report.append(text)
+            all_ok = all_ok and ok
         report.append(class_memory_table(groups))
         if "single_pages" in groups:
             text, ok = page_rows_alone(a.kernel, a.out, a.timeout,
