@@ -26,7 +26,18 @@
  *     at once with kfree_nolock() or handed to task context), try_alloc_
  *     pages() (freed with free_pages_nolock() or handed over), an object
  *     from this CPU's prefilled sheaf (which must not fail while the sheaf
- *     holds objects), and frees of what task context left for it.
+ *     holds objects), and frees of what task context left for it;
+ *   - RCU traffic (issue 14): every NMI also takes a kmalloc_nolock()
+ *     object and frees it with kfree_rcu_nolock() at once (kind
+ *     kfree_rcu_nolock), and task context keeps kmalloc() objects in slots
+ *     of their own and frees them with kfree_rcu() (kind kfree_rcu); some
+ *     of those go through a to_nmi mailbox and are freed there with
+ *     kfree_rcu_nolock() instead.  Such an object is counted freed when it
+ *     is handed to RCU; that it really went back, once, is what the end
+ *     checks: kvfree_rcu_barrier() before the free pages are counted (so a
+ *     lost object shows as pages not returned), no kfree_rcu_nolock()
+ *     object still parked on any CPU, and no slab report (a double free
+ *     would be one).
  *
  * Mailboxes (lock-free lists, llist.h, linked through the object itself):
  *   to_task[cpu]: filled by cpu's NMIs, emptied by cpu's task loop;
@@ -68,6 +79,7 @@
 #include <nolock_stats.h>
 #include <prandom.h>
 #include <printk.h>
+#include <rcupdate.h>
 #include <watchdog.h>
 #include <slab.h>
 #include <smp.h>
@@ -106,11 +118,14 @@ enum storm_kind {
 	STORM_PAGE,      /* alloc_pages() or try_alloc_pages() */
 	STORM_CACHE,     /* the private cache, task context */
 	STORM_SHEAF,     /* the private cache, from a prefilled sheaf in NMI */
+	STORM_RCU,       /* kmalloc() in task context, freed by kfree_rcu() */
+	STORM_RCU_NOLOCK, /* kmalloc_nolock() in an NMI, kfree_rcu_nolock() */
 	STORM_NR_KINDS,
 };
 
 static const char *const storm_kind_name[STORM_NR_KINDS] = {
-	"kmalloc", "kmalloc_nolock", "page", "cache", "sheaf",
+	"kmalloc", "kmalloc_nolock", "page", "cache", "sheaf", "kfree_rcu",
+	"kfree_rcu_nolock",
 };
 
 /*
@@ -120,6 +135,7 @@ static const char *const storm_kind_name[STORM_NR_KINDS] = {
  */
 struct storm_obj {
 	struct llist_node node;  /* mailbox link while queued */
+	struct rcu_head rcu;     /* kfree_rcu() and kfree_rcu_nolock() */
 	u64 magic;               /* STORM_MAGIC, STORM_DEAD once freed */
 	u64 tag;
 	u32 words;               /* pattern words after the header */
@@ -149,16 +165,19 @@ struct storm_cpu {
 	unsigned long nmi_nulls;          /* any NULL from a nolock call */
 	unsigned long sheaf_allocs;
 	unsigned long sheaf_failures;     /* NULL while the sheaf had objects */
+	unsigned long nmi_kfree_rcu;      /* kfree_rcu_nolock() calls */
 	u64 max_cycles;
 	u32 nmi_serial;
 	/* task context */
 	struct rnd_state rnd;
 	unsigned long task_ops, task_nulls, nmis_sent;
+	unsigned long task_kfree_rcu;     /* kfree_rcu() calls */
 	u32 task_serial;
 	struct slab_sheaf *sheaf;
 	bool sheaf_busy;                  /* task context is refilling it */
 	struct storm_obj *kmalloc_slot[STORM_OBJ_SLOTS];
 	struct storm_obj *cache_slot[STORM_OBJ_SLOTS];
+	struct storm_obj *rcu_slot[STORM_OBJ_SLOTS];
 	struct storm_obj *page_slot[STORM_MAX_PAGE_SLOTS];
 	/* both */
 	unsigned long allocs[STORM_NR_KINDS], frees[STORM_NR_KINDS];
@@ -315,6 +334,7 @@ static struct storm_obj *task_alloc(enum storm_kind kind, unsigned int order)
 
 	switch (kind) {
 	case STORM_KMALLOC:
+	case STORM_RCU:
 		bytes = random_kmalloc_size(&c->rnd);
 		o = kmalloc(bytes, gfp);
 		break;
@@ -359,6 +379,11 @@ static void task_free(struct storm_obj *o)
 		break;
 	case STORM_PAGE:
 		__free_pages(virt_to_page(o), order);
+		break;
+	case STORM_RCU:
+	case STORM_RCU_NOLOCK:
+		kfree_rcu(o, rcu);   /* freed after a grace period */
+		c->task_kfree_rcu++;
 		break;
 	default:
 		return;
@@ -406,9 +431,12 @@ static void send_to_nmi(unsigned int target)
 
 	if (READ_ONCE(t->to_nmi_count) >= STORM_MAILBOX_MAX)
 		return;
-	switch (storm_have_kmalloc_nolock() ? prandom_below(&c->rnd, 3) : 2) {
+	switch (storm_have_kmalloc_nolock() ? prandom_below(&c->rnd, 4) : 2) {
 	case 0:
 		o = task_alloc(STORM_KMALLOC, 0);
+		break;
+	case 3:   /* freed there with kfree_rcu_nolock() */
+		o = task_alloc(STORM_RCU, 0);
 		break;
 	case 1:
 		o = task_alloc(STORM_CACHE, 0);
@@ -496,7 +524,7 @@ static void storm_task_step(struct storm_cpu *c, unsigned int me)
 {
 	unsigned int i;
 
-	switch (prandom_below(&c->rnd, 8)) {
+	switch (prandom_below(&c->rnd, 9)) {
 	case 0:
 	case 1:
 		i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
@@ -520,6 +548,10 @@ static void storm_task_step(struct storm_cpu *c, unsigned int me)
 		break;
 	case 6:
 		refill_sheaf(c);
+		break;
+	case 7:
+		i = prandom_below(&c->rnd, STORM_OBJ_SLOTS);
+		toggle_slot(&c->rcu_slot[i], STORM_RCU, 0);
 		break;
 	default:
 		drain_to_task(me);
@@ -560,7 +592,9 @@ static void storm_task_loop(unsigned int me)
 			task_free(c->kmalloc_slot[i]);
 		if (c->cache_slot[i])
 			task_free(c->cache_slot[i]);
-		c->kmalloc_slot[i] = c->cache_slot[i] = NULL;
+		if (c->rcu_slot[i])
+			task_free(c->rcu_slot[i]);
+		c->kmalloc_slot[i] = c->cache_slot[i] = c->rcu_slot[i] = NULL;
 	}
 	for (i = 0; i < storm->page_slots; i++) {
 		if (c->page_slot[i])
@@ -639,10 +673,14 @@ static void nmi_free(struct storm_cpu *c, struct storm_obj *o)
 
 	if (!storm_check(o))
 		return;
-	if (kind == STORM_PAGE)
+	if (kind == STORM_PAGE) {
 		free_pages_nolock(virt_to_page(o), order);
-	else
+	} else if (kind == STORM_RCU || kind == STORM_RCU_NOLOCK) {
+		kfree_rcu_nolock(o, rcu);
+		c->nmi_kfree_rcu++;
+	} else {
 		storm_kfree_nolock(o);
+	}
 	count_kind(&c->frees[kind]);
 	c->nmi_frees++;
 }
@@ -670,6 +708,22 @@ static void nmi_kmalloc(struct storm_cpu *c)
 	count_kind(&c->allocs[STORM_NOLOCK]);
 	c->nmi_allocs++;
 	nmi_keep_or_free(c, o);
+}
+
+/* An object that waits for a grace period, freed from this NMI. */
+static void nmi_kfree_rcu(struct storm_cpu *c)
+{
+	unsigned int size = random_kmalloc_size(&c->nmi_rnd);
+	struct storm_obj *o = storm_kmalloc_nolock(size);
+
+	if (!o) {
+		c->nmi_nulls++;
+		return;
+	}
+	storm_fill(o, size, STORM_RCU_NOLOCK, 0, true);
+	count_kind(&c->allocs[STORM_RCU_NOLOCK]);
+	c->nmi_allocs++;
+	nmi_free(c, o);
 }
 
 static void nmi_pages(struct storm_cpu *c)
@@ -729,9 +783,11 @@ static void storm_nmi_burst(struct storm_cpu *c)
 {
 	unsigned int i;
 
-	if (storm_have_kmalloc_nolock())
+	if (storm_have_kmalloc_nolock()) {
 		for (i = 0; i < STORM_NMI_KMALLOCS; i++)
 			nmi_kmalloc(c);
+		nmi_kfree_rcu(c);
+	}
 	nmi_pages(c);
 	nmi_sheaf(c);
 	nmi_free_mailbox(c);
@@ -763,9 +819,12 @@ static int storm_nmi(unsigned int type, struct pt_regs *regs)
 
 /* ---- setting up and tearing down a storm ---- */
 
-/* Everything the slab layer holds goes back, then count free pages. */
+/* Everything the slab layer holds goes back, then count free pages:
+ * what waits for a grace period first (the rcu_free sheaves come back
+ * full to the barns, which the shrink empties). */
 static unsigned long quiesced_free_pages(void)
 {
+	kvfree_rcu_barrier();
 	kmem_cache_shrink_all();
 	drain_all_pages();
 	return nr_free_pages();
@@ -832,6 +891,10 @@ static void storm_teardown(struct kunit *test)
 		c->sheaf = NULL;
 	}
 	on_each_cpu(run_irq_work, NULL, true);
+	/* Every kfree_rcu() and kfree_rcu_nolock() of the storm done. */
+	kvfree_rcu_barrier();
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, kfree_rcu_deferred(cpu), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(storm_cache), 0);
 	storm_cache = NULL;
 }
@@ -841,6 +904,7 @@ static void storm_teardown(struct kunit *test)
 struct storm_totals {
 	unsigned long nmis, nmi_allocs, nmi_frees, nmi_nulls;
 	unsigned long busy, nomem, deferred, task_ops, task_nulls;
+	unsigned long task_kfree_rcu, nmi_kfree_rcu;
 	unsigned long allocs[STORM_NR_KINDS], frees[STORM_NR_KINDS];
 	u64 max_cycles;
 };
@@ -892,6 +956,8 @@ static void storm_summary(struct storm_totals *t, u64 tsc_start)
 		t->deferred += deferred;
 		t->task_ops += c->task_ops;
 		t->task_nulls += c->task_nulls;
+		t->task_kfree_rcu += c->task_kfree_rcu;
+		t->nmi_kfree_rcu += c->nmi_kfree_rcu;
 		t->max_cycles = max(t->max_cycles, c->max_cycles);
 		for (k = 0; k < STORM_NR_KINDS; k++) {
 			t->allocs[k] += c->allocs[k];
@@ -906,7 +972,7 @@ static void storm_summary(struct storm_totals *t, u64 tsc_start)
 		pr_highlight("nmi_storm:   (no kmalloc_nolock() yet: NULL reasons and deferred frees are not counted; %lu NMI NULLs in all)\n",
 			t->nmi_nulls);
 	for (k = 0; k < STORM_NR_KINDS; k++)
-		pr_highlight("nmi_storm:   %-15s %8lu allocated %8lu freed\n",
+		pr_highlight("nmi_storm:   %-16s %8lu allocated %8lu freed\n",
 			storm_kind_name[k], t->allocs[k], t->frees[k]);
 }
 
@@ -916,6 +982,7 @@ static void storm_check_all(struct kunit *test, const struct storm_totals *t,
 			    unsigned long reports, unsigned long bad_pages)
 {
 	unsigned long after = quiesced_free_pages();
+	unsigned long all = 0;
 	unsigned int cpu, k;
 
 	if (storm_bad_patterns)
@@ -927,8 +994,15 @@ static void storm_check_all(struct kunit *test, const struct storm_totals *t,
 			   (unsigned long)storm_first_bad.got,
 			   (unsigned long)storm_first_bad.want);
 	KUNIT_EXPECT_EQ(test, storm_bad_patterns, 0);
-	for (k = 0; k < STORM_NR_KINDS; k++)
+	for (k = 0; k < STORM_NR_KINDS; k++) {
 		KUNIT_EXPECT_EQ(test, t->frees[k], t->allocs[k]);
+		all += t->allocs[k];
+	}
+	/* Each RCU-freed object was handed to RCU once, by one of the two. */
+	KUNIT_EXPECT_EQ(test, t->task_kfree_rcu + t->nmi_kfree_rcu,
+			t->frees[STORM_RCU] + t->frees[STORM_RCU_NOLOCK]);
+	if (storm_have_kmalloc_nolock() && !storm->pressure)
+		KUNIT_EXPECT_GT(test, t->nmi_kfree_rcu, 0);
 	for_each_online_cpu(cpu) {
 		KUNIT_EXPECT_GE(test, storm_cpus[cpu].nmis, STORM_MIN_NMIS);
 		KUNIT_EXPECT_EQ(test, storm_cpus[cpu].sheaf_failures, 0);
@@ -939,11 +1013,10 @@ static void storm_check_all(struct kunit *test, const struct storm_totals *t,
 	KUNIT_EXPECT_EQ(test, slab_reports, reports);
 	KUNIT_EXPECT_EQ(test, nr_bad_page_frees, bad_pages);
 	KUNIT_EXPECT_EQ(test, after, before);
-	pr_highlight("nmi_storm: %s: %lu broken patterns, %lu objects and page blocks allocated, all %s, free pages %lu before and %lu after\n",
+	pr_highlight("nmi_storm: %s: %lu broken patterns, %lu objects and page blocks allocated, all %s (%lu by kfree_rcu() in task context, %lu by kfree_rcu_nolock() in NMIs), free pages %lu before and %lu after\n",
 		storm_bad_patterns ? "FAILED" : "passed", storm_bad_patterns,
-		t->allocs[0] + t->allocs[1] + t->allocs[2] + t->allocs[3] +
-		t->allocs[4],
-		after == before ? "returned" : "NOT returned", before, after);
+		all, after == before ? "returned" : "NOT returned",
+		t->task_kfree_rcu, t->nmi_kfree_rcu, before, after);
 }
 
 /* ---- memory pressure: hold all but a few pages of the buddy ---- */
