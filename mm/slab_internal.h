@@ -683,6 +683,12 @@ void kmem_cache_rcu_barrier(struct kmem_cache *s);
 void kmem_cache_rcu_barrier_slabs(struct kmem_cache *s);
 /* kfree_rcu_nolock()'s objects parked on cpu's list right now. */
 unsigned long kfree_rcu_deferred(unsigned int cpu);
+/*
+ * Test only: the one-argument kfree_rcu()'s carrier allocation fails, as
+ * if memory had run out, so it takes its synchronize_rcu() fallback
+ * (tests/kernel/slab_rcu_test.c).  Off in every other boot.
+ */
+extern bool kfree_rcu_test_fail_carrier;
 #ifdef HOST_TEST
 void slab_rcu_host_reset(void);
 #endif

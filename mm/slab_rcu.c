@@ -72,6 +72,8 @@ struct kfree_rcu_ptr {
 	void *ptr;
 };
 
+bool kfree_rcu_test_fail_carrier;
+
 /* kfree_rcu_nolock()'s parked objects, per CPU. */
 struct kfree_rcu_defer {
 	struct llist_head heads;      /* rcu_heads inside parked objects */
@@ -151,7 +153,8 @@ static void kfree_rcu_fallback(struct kmem_cache *s, struct rcu_head *head,
 		call_rcu(head, kfree_rcu_object_cb);
 		return;
 	}
-	kp = kmalloc(sizeof(*kp), GFP_NOWAIT);
+	kp = READ_ONCE(kfree_rcu_test_fail_carrier) ? NULL :
+	     kmalloc(sizeof(*kp), GFP_NOWAIT);
 	if (kp) {
 		kp->ptr = ptr;
 		if (s)

@@ -10,6 +10,9 @@
  *     rcu_barrier() (Linux's bug) finds objects still allocated and keeps
  *     the cache: these cases fail.
  *   - kvfree_rcu_barrier() leaves nothing of a cache in flight.
+ *   - the one-argument kfree_rcu() whose carrier allocation fails
+ *     (kfree_rcu_test_fail_carrier) waits for a grace period itself and
+ *     frees: nothing queued, nothing leaked.
  *   - kfree_rcu_nolock() from an NMI that lands while this CPU holds the
  *     cache's sheaf lock: the object is parked, handed on by irq_work, and
  *     freed by the barrier.
@@ -135,6 +138,39 @@ static void kvfree_rcu_barrier_leaves_nothing_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
 
+/*
+ * The one-argument kfree_rcu() whose carrier cannot be allocated waits for
+ * a grace period itself and frees at once: when it returns, a grace period
+ * has ended since the call (grace periods begin only when asked for, so
+ * a kfree() before the wait would fail this), the object is back in its
+ * cache (destroy finds nothing, with no barrier), and no callback holds it
+ * (rcu_pending).
+ */
+static void kfree_rcu_one_arg_without_carrier_waits_then_frees(struct kunit *test)
+{
+	struct kmem_cache *s = srt_make("srt_no_carrier", 0, 0);
+	unsigned long reports = slab_reports, fallbacks;
+	struct rcu_stats before, after;
+	struct srt_obj *o;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	o = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->magic = SRT_MAGIC;
+	fallbacks = slab_stat_sum(s, FREE_RCU_FALLBACK);
+	rcu_get_stats(&before);
+	WRITE_ONCE(kfree_rcu_test_fail_carrier, true);
+	kfree_rcu(o);
+	WRITE_ONCE(kfree_rcu_test_fail_carrier, false);
+	rcu_get_stats(&after);
+	KUNIT_EXPECT_GT(test, after.gp_completed, before.gp_completed);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_RCU_FALLBACK), fallbacks + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(s->rcu_pending), 0);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);   /* not leaked */
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+}
+
 /* ---- kfree_rcu_nolock() from an NMI over a held sheaf lock ---- */
 
 static struct kmem_cache *nmi_cache;
@@ -216,6 +252,7 @@ static struct kunit_case slab_rcu_cases[] = {
 	KUNIT_CASE(destroy_waits_for_per_object_callbacks),
 	KUNIT_CASE(destroy_waits_for_typesafe_slabs),
 	KUNIT_CASE(kvfree_rcu_barrier_leaves_nothing_in_flight),
+	KUNIT_CASE(kfree_rcu_one_arg_without_carrier_waits_then_frees),
 	KUNIT_CASE(kfree_rcu_nolock_in_nmi_over_the_sheaf_lock),
 	KUNIT_CASE(typesafe_object_stays_an_object_in_a_section),
 	{}
