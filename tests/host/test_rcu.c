@@ -440,6 +440,86 @@ static void rcu_barrier_runs_every_earlier_callback(struct kunit *test)
 	EXPECT_STATE_OK(test);
 }
 
+/* review: a second rcu_barrier() waits as the first did (its count of
+ * callbacks run starts again from zero). */
+static void a_second_rcu_barrier_waits_too(struct kunit *test)
+{
+	struct test_cb a = { .id = 1 }, b = { .id = 2 };
+
+	nr_cpu_ids = 1;
+	call_rcu(&a.rh, test_cb_func);
+	rcu_barrier();
+	KUNIT_ASSERT_EQ(test, order_len, 1);
+	call_rcu(&b.rh, test_cb_func);
+	rcu_barrier();
+	KUNIT_ASSERT_EQ(test, order_len, 2);
+	KUNIT_EXPECT_EQ(test, order_log[1], 2);
+	EXPECT_STATE_OK(test);
+}
+
+/* review: a CPU that left the idle halt (rcu_idle_exit()) and entered a
+ * section in task code (the idle loop runs cpu_work and callbacks) holds
+ * the grace period: its idle flag must be clear again. */
+static void a_cpu_back_from_idle_holds_the_gp(struct kunit *test)
+{
+	struct test_cb a = { .id = 1 };
+
+	idle_enter(1);
+	idle_enter(2);
+	idle_exit(1);
+	as_cpu(1);
+	rcu_read_lock();
+	as_cpu(0);
+	call_rcu(&a.rh, test_cb_func);
+	tick(0, true);
+	tick(0, true);
+	tick(2, true);   /* an IRQ on idle cpu2: it forces the idle QSs */
+	KUNIT_EXPECT_EQ(test, order_len, 0);
+	KUNIT_EXPECT_EQ(test, gps_completed(), 0);
+	as_cpu(1);
+	rcu_read_unlock();
+	as_cpu(0);
+	tick(1, true);
+	tick(0, true);
+	tick(0, true);
+	KUNIT_EXPECT_EQ(test, order_len, 1);
+	idle_exit(2);
+	EXPECT_STATE_OK(test);
+}
+
+/* review: a tick that interrupts a batch run in task context (the idle
+ * loop's rcu_do_batch()) runs no later batch meanwhile: the earlier
+ * callback finishes first, or rcu_barrier() could return (and
+ * kmem_cache_destroy() free the cache) while it still runs. */
+static struct test_cb nest_b = { .id = 2 };
+
+static void nest_cb_func(struct rcu_head *rh)
+{
+	test_cb_func(rh);               /* logs 1: A starts */
+	tick(0, true);                  /* ends GP 2: B's, during A */
+	if (order_len < MAX_ORDER_LOG)
+		order_log[order_len++] = 11;  /* A ends */
+}
+
+static void a_tick_runs_no_batch_inside_a_batch(struct kunit *test)
+{
+	struct test_cb a = { .id = 1 };
+
+	nr_cpu_ids = 1;
+	nest_b.id = 2;
+	call_rcu(&a.rh, nest_cb_func);
+	tick(0, false);                 /* A waits for GP 1 */
+	call_rcu(&nest_b.rh, test_cb_func);
+	rcu_quiescent_state();          /* GP 1 ends */
+	rcu_do_batch();                 /* B waits for GP 2; A runs */
+	rcu_do_batch();
+	KUNIT_ASSERT_EQ(test, order_len, 3);
+	KUNIT_EXPECT_EQ(test, order_log[0], 1);
+	KUNIT_EXPECT_EQ(test, order_log[1], 11);
+	KUNIT_EXPECT_EQ(test, order_log[2], 2);
+	EXPECT_STATE_OK(test);
+}
+
 /* The test switch really breaks RCU: the torture relies on it. */
 static void end_gp_early_ignores_readers(struct kunit *test)
 {
@@ -502,6 +582,9 @@ static struct kunit_case rcu_cases[] = {
 	KUNIT_CASE(rcu_barrier_runs_every_earlier_callback),
 	KUNIT_CASE(end_gp_early_ignores_readers),
 	KUNIT_CASE(stats_count_queued_and_invoked),
+	KUNIT_CASE(a_second_rcu_barrier_waits_too),
+	KUNIT_CASE(a_cpu_back_from_idle_holds_the_gp),
+	KUNIT_CASE(a_tick_runs_no_batch_inside_a_batch),
 	{}
 };
 
