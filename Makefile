@@ -351,7 +351,7 @@ fuzz-merge: stress-deps $(FUZZ_PROGS)
 # The mutation run (scripts/mutate.py): scratch trees start from these
 # programs' objects, so each mutant rebuilds only what it changed.
 .PHONY: mutate
-mutate: stress-deps $(HOST_MM_TESTS) $(HOST_STRESS) $(FUZZ_MM)
+mutate: stress-deps $(HOST_RCU_TESTS) $(HOST_MM_TESTS) $(HOST_STRESS) $(FUZZ_MM)
 	@$(PYTHON) scripts/mutate.py $(if $(MUTANTS),--only $(MUTANTS))
 
 # ---- booting ----

@@ -9,11 +9,13 @@ which SURVIVED, and the score, killed / (killed + survived).
 
 The suite run against each mutant, cheapest step first, stopping at the
 first that fails:
-  1. mm_tests, every case (tests/host/test_mm_*.c under ASan and UBSan:
+  1. rcu_tests (tests/host/test_rcu.c: the RCU core's grace-period
+     machine, for the kernel/rcu.c mutants);
+  2. mm_tests, every case (tests/host/test_mm_*.c under ASan and UBSan:
      the unit tests, the interleaving search, the invariant checker);
-  2. mm_tests under each slub_debug= of the debug matrix;
-  3. stress_threads (real threads, signals as NMIs; ASan build);
-  4. fuzz_mm: its kept corpus replayed, then FUZZ_RUNS new inputs.
+  3. mm_tests under each slub_debug= of the debug matrix;
+  4. stress_threads (real threads, signals as NMIs; ASan build);
+  5. fuzz_mm: its kept corpus replayed, then FUZZ_RUNS new inputs.
 A step fails as it would in `make test` (tests/harness/run_tests.py): a
 failed case, an unexpected WARNING:/BUG: line, a sanitizer report, a crash,
 or no result within MUTANT_TIMEOUT seconds (a mutant that hangs is killed
@@ -154,7 +156,8 @@ def compiler():
 
 def targets():
     obj = "build/%s/host" % compiler()
-    return dict(mm_tests=obj + "/mm_tests",
+    return dict(rcu_tests=obj + "/rcu_tests",
+                mm_tests=obj + "/mm_tests",
                 stress_threads=obj + "/stress_threads",
                 fuzz_mm="build/fuzz/fuzz_mm")
 
@@ -196,7 +199,8 @@ def run_suite(tree, log_dir):
     """Run the suite in tree, cheapest step first.  Returns None when every
     step passed, else (step, first reason)."""
     t = {k: os.path.join(tree, v) for k, v in targets().items()}
-    steps = [("mm_tests", t["mm_tests"], [], None)]
+    steps = [("rcu_tests", t["rcu_tests"], [], None),
+             ("mm_tests", t["mm_tests"], [], None)]
     steps += [("mm_tests slub_debug=" + f, t["mm_tests"],
                [run_tests.HOST_DEBUG_FILTER],
                dict(os.environ, SLUB_DEBUG=f))
