@@ -84,7 +84,7 @@ struct kfree_rcu_defer {
 static DEFINE_PER_CPU(struct kfree_rcu_defer, kfree_rcu_defer);
 
 /* The slab cache of ptr when it is an object's first byte, else NULL. */
-static struct kmem_cache *kfree_rcu_cache(const void *ptr)
+static __always_inline struct kmem_cache *kfree_rcu_cache(const void *ptr)
 {
 	return slab_fast_free_cache(ptr);
 }
@@ -125,12 +125,17 @@ static void kfree_rcu_ptr_cb(struct rcu_head *head)
 		slab_rcu_pending_dec(s);
 }
 
-/* Is ptr something kfree() takes?  Reported (as kfree() would) if not. */
+/*
+ * Is ptr something kfree() takes?  Reported (as kfree() would) if not.  s
+ * is kfree_rcu_cache(ptr): non-NULL only for an object's first byte in a
+ * slab of s, which is all slab_free_check() would ask, so then there is
+ * nothing left to check (as on kfree()'s fast path).
+ */
 static bool kfree_rcu_check(struct kmem_cache *s, void *ptr,
 			    unsigned long caller)
 {
 	if (s)
-		return slab_free_check(s, ptr, caller);
+		return true;
 	if (kmalloc_large_block_start(ptr))
 		return true;
 	slab_bug(NULL, ptr, caller,
