@@ -380,7 +380,31 @@ static void typesafe_by_rcu_slab_waits_for_a_grace_period(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
 
+/*
+ * kfree_rcu() of a pointer inside an object is reported, as kfree()
+ * reports it, and nothing is queued: no callback, nothing in the
+ * rcu_free sheaf, the object still the caller's.
+ */
+static void kfree_rcu_refuses_a_pointer_inside_an_object(struct kunit *test)
+{
+	struct slub_percpu_sheaves *pcs = &rt_cache->cpu_sheaves[0];
+	unsigned long reports = slab_reports;
+	char *o = kmem_cache_alloc(rt_cache, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "kfree_rcu of a pointer kmalloc never returned",
+			    kvfree_call_rcu(NULL, o + sizeof(long)));
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	KUNIT_EXPECT_EQ(test, rt_cache->rcu_pending, 0);
+	KUNIT_EXPECT_NULL(test, pcs->rcu_free);
+	kmem_cache_free(rt_cache, o);
+	EXPECT_CACHE_OK(test, rt_cache);
+}
+
 static struct kunit_case slab_rcu_cases[] = {
+	KUNIT_CASE(kfree_rcu_refuses_a_pointer_inside_an_object),
 	KUNIT_CASE(kfree_rcu_fills_the_rcu_free_sheaf),
 	KUNIT_CASE(rcu_free_sheaf_comes_back_through_the_barn),
 	KUNIT_CASE(flush_submits_a_partial_rcu_free_sheaf),

@@ -247,7 +247,43 @@ static void typesafe_object_stays_an_object_in_a_section(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
 
+/*
+ * kfree_rcu() of what is no object's first byte (a pointer inside an
+ * object; the slab's unused tail, where there is one) is reported, as
+ * kfree() reports it, and nothing is queued: no callback, nothing in the
+ * rcu_free sheaf, the object still the caller's.
+ */
+static void kfree_rcu_refuses_what_is_no_object(struct kunit *test)
+{
+	struct kmem_cache *s = srt_make("srt_bad_ptr", SRT_CAP, 0);
+	unsigned long reports = slab_reports, tail;
+	struct srt_obj *o;
+	char *base;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	o = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "kfree_rcu of a pointer kmalloc never returned",
+			    kvfree_call_rcu(NULL, (char *)o + sizeof(long)));
+	base = page_address(virt_to_slab(o));
+	tail = s->objects * s->size;
+	if (tail < (PAGE_SIZE << s->order))
+		KUNIT_EXPECT_REPORT(test, "kfree_rcu of a pointer kmalloc never returned",
+				    kvfree_call_rcu(NULL, base + tail));
+	else
+		reports--;      /* no tail in this geometry: one report less */
+	slab_report_count_only = false;
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 2);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(s->rcu_pending), 0);
+	KUNIT_EXPECT_NULL(test, this_cpu_sheaves(s)->rcu_free);
+	kmem_cache_free(s, o);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
 static struct kunit_case slab_rcu_cases[] = {
+	KUNIT_CASE(kfree_rcu_refuses_what_is_no_object),
 	KUNIT_CASE(destroy_waits_for_rcu_free_sheaves),
 	KUNIT_CASE(destroy_waits_for_per_object_callbacks),
 	KUNIT_CASE(destroy_waits_for_typesafe_slabs),
