@@ -233,22 +233,28 @@ bool kmalloc_large_block_start(const void *p)
 
 /* ---- the API ---- */
 
-static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
+/* A kmalloc object of class s from its slabs (the full path), keeping
+ * the size asked where a debug cache keeps it. */
+static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
+					   size_t size, unsigned long caller)
 {
-	struct kmem_cache *s;
-	void *object;
+	void *object = slab_alloc_caller(s, gfp, caller);
 
-	if (!size)
-		return ZERO_SIZE_PTR;
-	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large(size, gfp);
-	s = kmalloc_caches[kmalloc_index(size)];
-	object = slab_alloc_caller(s, gfp, caller);
 	if (object) {
 		slab_kmalloc_set_size(s, object, size);
 		kasan_kmalloc(s, object, size);
 	}
 	return object;
+}
+
+static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
+{
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large(size, gfp);
+	return kmalloc_cache_slow(kmalloc_caches[kmalloc_index(size)], gfp,
+				  size, caller);
 }
 
 /*
@@ -273,18 +279,6 @@ void *__kmalloc(size_t size, gfp_t gfp)
 		}
 	}
 	return kmalloc_slow(size, gfp, _RET_IP_);
-}
-
-static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
-					   size_t size, unsigned long caller)
-{
-	void *object = slab_alloc_caller(s, gfp, caller);
-
-	if (object) {
-		slab_kmalloc_set_size(s, object, size);
-		kasan_kmalloc(s, object, size);
-	}
-	return object;
 }
 
 void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size)
