@@ -34,13 +34,12 @@
 #include <signal.h>
 #include <ucontext.h>
 #include "../../mm/slab_internal.h"
+#include "../kernel/rseq_trace.h"
 
 int slab_test_env_init(void);
 void slab_test_env_exit(void);
 
 #define RSEQ_OBJECT_SIZE 64       /* kmalloc-64 and the private cache */
-#define RSEQ_MAX_SEQS    16       /* table entries this test can follow */
-#define RSEQ_MAX_INSNS   16       /* instructions per sequence it can keep */
 #define RSEQ_VICTIMS     2        /* objects the NMI frees into the sheaf */
 #define RSEQ_MAX_STEPS   100000   /* a traced call that runs longer is lost */
 #define EFLAGS_TF        0x100ul  /* the trap flag */
@@ -81,14 +80,9 @@ static bool call_allocates(enum rseq_call c)
 	       c == CALL_KMALLOC_NOLOCK;
 }
 
-/* Distinct instruction addresses per table entry. */
-struct seq_insns {
-	unsigned long rip[RSEQ_MAX_INSNS];
-	unsigned int nr;
-	bool overflow;
-};
-
-static struct seq_insns seq_traced[RSEQ_MAX_SEQS], seq_acted[RSEQ_MAX_SEQS];
+/* What the search met, per table entry (rseq_trace.h). */
+static struct seq_insns seq_traced[RSEQ_TRACE_MAX_SEQS];
+static struct seq_insns seq_acted[RSEQ_TRACE_MAX_SEQS];
 
 /* One traced run; written by the test and by the SIGTRAP handler, which
  * runs on the same thread. */
@@ -104,25 +98,6 @@ static volatile struct {
 } run;
 
 static unsigned long restarts;
-
-static void seq_note(struct seq_insns *table, unsigned long rip)
-{
-	const struct rseq_cs *cs = rseq_find(rip);
-	struct seq_insns *si;
-	unsigned int i;
-
-	if (!cs || cs - __start_rseq_table >= RSEQ_MAX_SEQS)
-		return;
-	si = &table[cs - __start_rseq_table];
-	for (i = 0; i < si->nr; i++)
-		if (si->rip[i] == rip)
-			return;
-	if (si->nr == RSEQ_MAX_INSNS) {
-		si->overflow = true;
-		return;
-	}
-	si->rip[si->nr++] = rip;
-}
 
 /* The NMI: what any-context code may do with this CPU's sheaf. */
 static void nmi_action(void)
@@ -301,7 +276,7 @@ static void rseq_every_instruction(struct kunit *test)
 
 	KUNIT_ASSERT_PTR_NE(test, cache, NULL);
 	KUNIT_ASSERT_GT(test, nr, 0ul);
-	KUNIT_ASSERT_LE(test, nr, (unsigned long)RSEQ_MAX_SEQS);
+	KUNIT_ASSERT_LE(test, nr, (unsigned long)RSEQ_TRACE_MAX_SEQS);
 	if (!cache_has_sheaves(cache) ||
 	    !cache_has_sheaves(kmalloc_slab(RSEQ_OBJECT_SIZE)))
 		kunit_skip(test, "no sheaves (a slub_debug= boot)");

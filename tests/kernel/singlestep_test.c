@@ -85,6 +85,7 @@
 #include "../../arch/x86_64/interrupts.h"
 #include "../../kernel/backtrace.h"
 #include "../../kernel/timekeeping.h"
+#include "rseq_trace.h"
 #include "test_wait.h"
 #include "../../mm/slab_internal.h"
 
@@ -195,41 +196,12 @@ static struct {
 } ss;
 
 /*
- * The restartable sequences (include/rseq.h) as the sweeps meet them:
- * per table entry, the distinct instructions traced inside it, and those
- * an action landed before, per action.  Instruction addresses are kept,
- * not counted, so a point visited in several states counts once.
+ * The restartable sequences (include/rseq.h) as the sweeps meet them
+ * (rseq_trace.h): the distinct instructions traced inside each, and those
+ * an action landed before, per action.
  */
-#define MAX_SEQS       32
-#define MAX_SEQ_INSNS  16
-
-struct seq_insns {
-	unsigned long rip[MAX_SEQ_INSNS];
-	unsigned int nr;
-	bool overflow;
-};
-
-static struct seq_insns seq_traced[MAX_SEQS];
-static struct seq_insns seq_acted[ACT_FLUSH + 1][MAX_SEQS];
-
-static void seq_note(struct seq_insns *table, unsigned long rip)
-{
-	const struct rseq_cs *cs = rseq_find(rip);
-	struct seq_insns *si;
-	unsigned int i;
-
-	if (!cs || cs - __start_rseq_table >= MAX_SEQS)
-		return;
-	si = &table[cs - __start_rseq_table];
-	for (i = 0; i < si->nr; i++)
-		if (si->rip[i] == rip)
-			return;
-	if (si->nr == MAX_SEQ_INSNS) {
-		si->overflow = true;
-		return;
-	}
-	si->rip[si->nr++] = rip;
-}
+static struct seq_insns seq_traced[RSEQ_TRACE_MAX_SEQS];
+static struct seq_insns seq_acted[ACT_FLUSH + 1][RSEQ_TRACE_MAX_SEQS];
 
 static struct kmem_cache *test_cache;
 static unsigned long triples[4];    /* per action, all cases this boot */
@@ -1276,7 +1248,7 @@ static void singlestep_rseq(struct kunit *test)
 	unsigned long insns = 0, nmi = 0, irq = 0, i;
 
 	KUNIT_ASSERT_GT(test, nr, 0);
-	KUNIT_ASSERT_LE(test, nr, MAX_SEQS);
+	KUNIT_ASSERT_LE(test, nr, RSEQ_TRACE_MAX_SEQS);
 	for (i = 0; i < nr; i++) {
 		const struct rseq_cs *cs = &__start_rseq_table[i];
 		char sym[96];
