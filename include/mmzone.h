@@ -32,6 +32,7 @@
 #include <list.h>
 #include <llist.h>
 #include <mm.h>
+#include <numa.h>
 #include <smp.h>
 #include <spinlock.h>
 
@@ -40,8 +41,6 @@ enum zone_type {
 	ZONE_NORMAL,
 	MAX_NR_ZONES
 };
-
-#define MAX_NUMNODES 4
 
 /* Orders served by the per-CPU lists: 0..PCP_MAX_ORDER (Linux's
  * PAGE_ALLOC_COSTLY_ORDER).  Larger blocks always go to the buddy. */

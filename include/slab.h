@@ -26,6 +26,7 @@
 
 #include <compiler.h>
 #include <mm.h>
+#include <numa.h>
 
 typedef unsigned int slab_flags_t;
 
@@ -224,7 +225,6 @@ extern unsigned long slab_reports;
  *     it cannot take a lock the object waits on a per-CPU list that an
  *     irq_work drains soon after (counted obj_free_deferred).
  */
-#define NUMA_NO_NODE (-1)
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node);
 void kfree_nolock(void *object);
 
