@@ -41,6 +41,7 @@ typedef unsigned int gfp_t;
 #define __GFP_ZERO    (1u << 1)  /* return zeroed memory */
 #define __GFP_NOWARN  (1u << 2)  /* no warning when the allocation fails */
 #define __GFP_ATOMIC  (1u << 3)  /* caller cannot wait (IRQs off, IRQ) */
+#define __GFP_THISNODE (1u << 4) /* the node asked for, or nothing */
 
 #define GFP_KERNEL    0u
 #define GFP_ATOMIC    (__GFP_ATOMIC)

@@ -1,9 +1,10 @@
 /*
  * mmzone.h - nodes, zones, free areas and per-CPU page lists.
  *
- * A node (struct pglist_data) is a range of page frames with its own
- * zones.  This kernel has one real node (node 0, all of RAM); tests may
- * register a private node over borrowed memory so they can count exactly.
+ * A node (struct pglist_data) is the memory of one NUMA node (include/
+ * numa.h) with its own zones: node 0 alone holds all of RAM on a one-node
+ * machine; host tests build nodes over borrowed memory so they can count
+ * exactly.  A memoryless node has no pglist_data (NODE_DATA() is NULL).
  *
  * Zones split a node by what devices can reach:
  *   ZONE_DMA32   frames below 4 GiB (32-bit DMA), __GFP_DMA32 asks for it;
@@ -141,15 +142,17 @@ static inline bool zone_is_empty(const struct zone *zone)
 }
 
 /*
- * Bring up node `nid` over the memory memblock describes: allocate and
- * initialise its memmap (from memblock), set up its zones, and give every
- * free memblock range to the buddy.  Returns false (with a message) when
- * the memmap cannot be allocated.  The kernel calls it once for node 0;
- * host tests call it for a private node over a crafted map.
+ * Bring up the page allocator over the memory memblock describes: one
+ * memmap for all of it (from memblock), and for every node with memory
+ * (include/numa.h) its zones over its ranges, with every free memblock
+ * range of it given to its buddy.  pgdat is room for MAX_NUMNODES nodes.
+ * Returns false (with a message) when the memmap cannot be allocated.  The
+ * kernel calls it once at boot; host tests call it over a crafted map
+ * (and topology) in an arena.
  */
-bool mm_init_node(int nid, struct pglist_data *pgdat);
-/* Forget node `nid` (host tests, after they have given everything back). */
-void mm_exit_node(int nid);
+bool mm_init_nodes(struct pglist_data *pgdat);
+/* Forget every node (host tests, after they have given everything back). */
+void mm_exit_nodes(void);
 
 unsigned long node_nr_free_pages(int nid);
 unsigned long zone_nr_free_pages(const struct zone *zone);

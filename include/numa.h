@@ -128,8 +128,26 @@ const int *node_fallback(int nid);
 int cpu_to_node(unsigned int cpu);
 int cpu_to_mem(unsigned int cpu);
 /* This CPU's: one GS-relative load each (struct percpu). */
-int numa_node_id(void);
-int numa_mem_id(void);
+static __always_inline int numa_node_id(void)
+{
+	return this_cpu_read(numa_node);
+}
+
+static __always_inline int numa_mem_id(void)
+{
+	return this_cpu_read(numa_mem);
+}
+
+/* RAM bytes node nid holds (0 for a memoryless node). */
+u64 node_ram_bytes(int nid);
+
+/*
+ * Walk the node ranges in use, in address order: *cursor = 0 first, then
+ * each call gives the next [*start, *end) and its node (one range, node 0,
+ * covering all memory on a one-node machine).  mm_init.c builds the zones
+ * from it.
+ */
+bool numa_next_range(unsigned int *cursor, u64 *start, u64 *end, int *nid);
 
 /* The node of physical address phys (NUMA_NO_NODE outside every node's
  * memory). */
@@ -162,6 +180,31 @@ enum numa_stat_kind {
 
 extern const char *const numa_stat_names[NR_NUMA_STAT_ITEMS];
 
+struct numa_stat_cpu {
+	unsigned long v[NR_NUMA_STAT_KINDS][MAX_NUMNODES][NR_NUMA_STAT_ITEMS];
+};
+
+DECLARE_PER_CPU(struct numa_stat_cpu, numa_stats);
+
+/* One instruction: an NMI bumping the same counter lands before or after. */
+static __always_inline void numa_stat_add(unsigned long *counter,
+					  unsigned long n)
+{
+	__asm__ __volatile__("addq %1, %0" : "+m"(*counter) : "er"(n));
+}
+
+/* numa_stat_count() for the fast paths' common case: n allocations served
+ * by the node they were meant for, nid (an online node). */
+static __always_inline void numa_stat_hit(enum numa_stat_kind kind, int nid,
+					  unsigned long n)
+{
+	struct numa_stat_cpu *c = this_cpu_ptr(numa_stats);
+
+	numa_stat_add(&c->v[kind][nid][NUMA_HIT], n);
+	numa_stat_add(&c->v[kind][nid][nid == numa_node_id() ? NUMA_LOCAL :
+							       NUMA_OTHER], n);
+}
+
 /* n allocations meant for node `preferred` (NUMA_NO_NODE: this CPU's
  * memory node) served by node `got`, on this CPU. */
 void numa_stat_count(enum numa_stat_kind kind, int preferred, int got,
@@ -171,5 +214,8 @@ unsigned long numa_stat_read(enum numa_stat_kind kind, int nid,
 			     enum numa_stat_item item);
 /* One line per online node and kind, numastat's columns. */
 void numastat_show(void);
+#ifdef HOST_TEST
+void numa_stat_reset(void);
+#endif
 
 #endif /* NUMA_H */

@@ -189,6 +189,43 @@ static __always_inline void *kmalloc(size_t size, gfp_t gfp)
 	return __kmalloc(size, gfp);
 }
 
+/*
+ * The node-aware calls (docs/numa.md).  node NUMA_NO_NODE is the plain
+ * call; a node is served from that node's slabs, and from other nodes
+ * (nearest first) when it has none, unless gfp says __GFP_THISNODE or the
+ * mode is strict.  Whether the sheaves serve it is slab_numa_mode's
+ * question (below).
+ */
+void *kmalloc_node(size_t size, gfp_t gfp, int node);
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node);
+
+/*
+ * How sheaves treat nodes (`slab_numa=`; slab_set_numa_mode() at run time):
+ *   SLAB_NUMA_BLIND   a sheaf takes whatever is freed on its CPU and hands
+ *                     it to any request, kmalloc_node() included (the
+ *                     sheaves as first proposed);
+ *   SLAB_NUMA_LINUX   Linux's rules (6.18-7.1): a free of another node's
+ *                     object skips the sheaves and goes to its slab;
+ *                     kmalloc_node(n) uses the sheaves only when n is this
+ *                     CPU's memory node and the object on top is from n;
+ *                     a node with no object falls back to the nearest;
+ *   SLAB_NUMA_STRICT  Linux's rules, and never a remote object: no
+ *                     fallback to another node's slabs or pages (a request
+ *                     fails instead), kmalloc_nolock() included.
+ */
+enum slab_numa_mode {
+	SLAB_NUMA_BLIND,
+	SLAB_NUMA_LINUX,
+	SLAB_NUMA_STRICT,
+	NR_SLAB_NUMA_MODES
+};
+
+extern enum slab_numa_mode slab_numa_mode;
+extern const char *const slab_numa_mode_names[NR_SLAB_NUMA_MODES];
+/* Task context, IRQs on: switch, and flush every cache's sheaves and
+ * barns so that what they hold obeys the new mode. */
+void slab_set_numa_mode(enum slab_numa_mode mode);
+
 void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);   /* NULL on overflow */
 void *krealloc(const void *p, size_t new_size, gfp_t gfp);
@@ -215,10 +252,14 @@ extern unsigned long slab_reports;
 
 /*
  * Any context, NMI included (mm/slab.c, docs/any-context.md): never spins,
- * never waits.  node is NUMA_NO_NODE or 0.  NULL means "not now".
- *   - gfp: only __GFP_ZERO means anything;
- *   - size 0 gives ZERO_SIZE_PTR; above KMALLOC_MAX_CACHE_SIZE, or another
- *     node, gives NULL (counted obj_alloc_nomem, include/nolock_stats.h);
+ * never waits.  NULL means "not now".
+ *   - node: NUMA_NO_NODE (any node, this CPU's first) or an online node
+ *     (preferred: a remote object rather than none, unless __GFP_THISNODE
+ *     or the strict mode); another number gives NULL (counted
+ *     obj_alloc_nomem, include/nolock_stats.h);
+ *   - gfp: only __GFP_ZERO and __GFP_THISNODE mean anything;
+ *   - size 0 gives ZERO_SIZE_PTR; above KMALLOC_MAX_CACHE_SIZE gives NULL
+ *     (counted obj_alloc_nomem);
  *   - the objects are ordinary kmalloc objects: kfree() and ksize() take
  *     them.  kfree_nolock() takes whatever kfree() takes (kmalloc and
  *     kmem_cache objects, large kmalloc blocks, NULL, ZERO_SIZE_PTR); when

@@ -43,6 +43,16 @@ struct percpu {
 	 * one cache line per CPU (a cache's cpu_sheaves[]), so a fast path
 	 * finds its entry with one GS-relative add (this_cpu_line()). */
 	unsigned long cpu_line_offset;
+	/* The CPU's node and its nearest node with memory (include/numa.h:
+	 * numa_node_id(), numa_mem_id()). */
+	int numa_node;
+	int numa_mem;
+	/* kfree()'s fast path takes an object when its page's flags, masked
+	 * with the first, equal the second: PG_slab, and this CPU's memory
+	 * node when remote frees skip the sheaves (mm/slab.c,
+	 * slab_numa_cpu_update()). */
+	unsigned long slab_free_flags_mask;
+	unsigned long slab_free_flags_want;
 	/* Architecture state: descriptor tables and interrupt stacks. */
 	void *arch;
 };
@@ -91,6 +101,19 @@ static __always_inline void *this_cpu_line(void *base)
 		 : "i"(offsetof(struct percpu, cpu_line_offset)));
 	return (void *)p;
 }
+
+/*
+ * A field of this CPU's struct percpu: one GS-relative load (the register
+ * the compiler picks gives the size).  Not volatile: the fields it is for
+ * change only while the CPU is not using them.
+ */
+#define this_cpu_read(field) ({						\
+	__typeof__(((struct percpu *)0)->field) v__;			\
+	__asm__ ("mov %%gs:%c1, %0"					\
+		 : "=r"(v__)						\
+		 : "i"(offsetof(struct percpu, field)));			\
+	v__;								\
+})
 
 /* One GS-relative load each: these sit on the allocator's fast paths. */
 static __always_inline bool in_nmi(void)

@@ -170,6 +170,10 @@ void kernel_main(u32 magic, u32 info_phys)
 		"on: freed pages are filled and checked when handed out" :
 		"off (page_poison turns it on)");
 	smp_prepare_cpus();              /* MADT: the CPUs per-CPU data is for */
+	numa_off = param_choice(PARAM_NUMA) == PARAM_NUMA_OFF;
+	numa_init();                     /* nodes from the SRAT, or one */
+	numa_cpu_online(0, this_cpu()->apic_id);
+	slab_numa_mode = (enum slab_numa_mode)param_choice(PARAM_SLAB_NUMA);
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
 	rcu_init();                      /* before the ticks and idle loops */

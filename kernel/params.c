@@ -40,6 +40,11 @@
 #define PARAM_QUOTE_MAX 48
 
 static const char *const acpi_choices[] = { "on", "off", NULL };
+static const char *const numa_choices[] = { "on", "off", NULL };
+/* In the order of enum slab_numa_mode (include/slab.h). */
+static const char *const slab_numa_choices[] = {
+	"blind", "linux", "strict", NULL
+};
 
 const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 	[PARAM_ACPI] = {
@@ -70,6 +75,11 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.name = "nox2apic", .type = PARAM_FLAG, .def = 0,
 		.help = "use the xAPIC even where the x2APIC exists",
 	},
+	[PARAM_NUMA] = {
+		.name = "numa", .type = PARAM_CHOICE, .choices = numa_choices,
+		.def = 0,
+		.help = "off: one node, whatever the SRAT says",
+	},
 	[PARAM_PAGE_POISON] = {
 		.name = "page_poison", .type = PARAM_FLAG, .def = 0,
 		.help = "fill freed pages with a pattern and check it when handed out",
@@ -78,6 +88,11 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.name = "seed", .type = PARAM_NUMBER, .min = 0, .max = ~0ull,
 		.def = 0, .def_text = "one from the TSC",
 		.help = "the seed of randomised tests (the boot prints the one it used)",
+	},
+	[PARAM_SLAB_NUMA] = {
+		.name = "slab_numa", .type = PARAM_CHOICE,
+		.choices = slab_numa_choices, .def = 1,
+		.help = "how sheaves treat nodes: blind, linux (Linux's rules) or strict (never a remote object)",
 	},
 	[PARAM_SLUB_DEBUG] = {
 		.name = "slub_debug", .type = PARAM_TEXT,

@@ -22,8 +22,10 @@ enum kernel_param_id {
 	PARAM_LOGLEVEL,
 	PARAM_NOWATCHDOG,
 	PARAM_NOX2APIC,
+	PARAM_NUMA,
 	PARAM_PAGE_POISON,
 	PARAM_SEED,
+	PARAM_SLAB_NUMA,
 	PARAM_SLUB_DEBUG,
 	PARAM_TEST,
 	PARAM_WATCHDOG_THRESH,
@@ -35,6 +37,14 @@ enum param_acpi_choice {
 	PARAM_ACPI_ON,
 	PARAM_ACPI_OFF,
 };
+
+/* The words of numa=. */
+enum param_numa_choice {
+	PARAM_NUMA_ON,
+	PARAM_NUMA_OFF,
+};
+
+/* The words of slab_numa= are enum slab_numa_mode's (include/slab.h). */
 
 enum param_type {
 	PARAM_FLAG,     /* bare `name`, or name=on|off|1|0|yes|no|true|false */

@@ -6,6 +6,7 @@
  * mode and so no SWAPGS.  From then on smp_processor_id() and in_nmi() are
  * single GS-relative loads, safe in any context, NMIs included.
  */
+#include <mm.h>
 #include <smp.h>
 #include <string.h>
 #include "../arch/x86_64/cpu.h"
@@ -23,6 +24,10 @@ void percpu_setup(unsigned int cpu, u32 apic_id)
 	p->cpu = cpu;
 	p->cpu_line_offset = (unsigned long)cpu * SMP_LINE_SIZE;
 	p->apic_id = apic_id;
+	/* kfree()'s fast path: slab pages only, any node, until
+	 * numa_cpu_online() says which node this CPU frees to. */
+	p->slab_free_flags_mask = PG_slab;
+	p->slab_free_flags_want = PG_slab;
 	wrmsr(MSR_GS_BASE, (u64)p);
 }
 

@@ -21,7 +21,11 @@ void free_pages_boot(unsigned long start_pfn, unsigned long end_pfn);
 
 /* try_alloc_pages() that also says why it failed: *busy is true when a
  * lock could not be taken, false when the memory was not there.  For the
- * slab allocator's any-context path, which counts the two apart. */
-struct page *__try_alloc_pages(int nid, unsigned int order, bool *busy);
+ * slab allocator's any-context path, which counts the two apart.  gfp:
+ * only __GFP_THISNODE means anything (the strict slab mode). */
+struct page *__try_alloc_pages(int nid, gfp_t gfp, unsigned int order,
+			       bool *busy);
+/* mm/slab.c: cpu's slab_free_flags (struct percpu) for slab_numa_mode. */
+void slab_numa_cpu_update(unsigned int cpu);
 
 #endif /* MM_INTERNAL_H */

@@ -23,7 +23,8 @@
  * docs/any-context.md).  What may be passed where:
  *   - kmalloc_nolock(0) is ZERO_SIZE_PTR; above KMALLOC_MAX_CACHE_SIZE it
  *     is NULL (the buddy path would need more than one try), as is a node
- *     other than 0 or NUMA_NO_NODE; both counted as obj_alloc_nomem.
+ *     that is not online; both counted as obj_alloc_nomem.  An online
+ *     node is preferred, not required (include/slab.h).
  *   - its objects come from the ordinary kmalloc caches, so kfree(),
  *     kfree_nolock() and ksize() all take them;
  *   - kfree_nolock() takes anything kfree() takes: kmalloc() and
@@ -181,7 +182,7 @@ void kmalloc_host_reset(void)
 
 /* ---- large allocations: whole buddy blocks ---- */
 
-static void *kmalloc_large(size_t size, gfp_t gfp)
+static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 {
 	unsigned int order = get_order(size);
 	struct page *page;
@@ -189,7 +190,7 @@ static void *kmalloc_large(size_t size, gfp_t gfp)
 
 	if (order > MAX_ORDER)
 		return NULL;
-	page = alloc_pages(gfp & ~__GFP_ZERO, order);
+	page = alloc_pages_node(node, gfp & ~__GFP_ZERO, order);
 	if (!page)
 		return NULL;
 	page->flags |= PG_large_kmalloc;
@@ -252,7 +253,7 @@ static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
 	if (!size)
 		return ZERO_SIZE_PTR;
 	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large(size, gfp);
+		return kmalloc_large(size, gfp, NUMA_NO_NODE);
 	return kmalloc_cache_slow(kmalloc_caches[kmalloc_index(size)], gfp,
 				  size, caller);
 }
@@ -265,6 +266,26 @@ static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
  * __kmalloc_cache() is what kmalloc() calls when the compiler knows the
  * size, with the class's cache already chosen.
  */
+void *kmalloc_node(size_t size, gfp_t gfp, int node)
+{
+	struct kmem_cache *s;
+	void *object;
+
+	if (node == NUMA_NO_NODE)
+		return kmalloc_slow(size, gfp, _RET_IP_);
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_large(size, gfp, node);
+	s = kmalloc_caches[kmalloc_index(size)];
+	object = slab_alloc_node_caller(s, gfp, node, _RET_IP_);
+	if (object) {
+		slab_kmalloc_set_size(s, object, size);
+		kasan_kmalloc(s, object, size);
+	}
+	return object;
+}
+
 void *__kmalloc(size_t size, gfp_t gfp)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
@@ -474,7 +495,7 @@ static bool sheaf_lock_held_here(struct kmem_cache *s)
 
 /*
  * Everything off kmalloc_nolock()'s fast path: size 0, large sizes, a node
- * other than 0, before the slab allocator is up, __GFP_ZERO, an empty or
+ * named (slab_alloc_nolock() follows slab_numa_mode's rules), before the slab allocator is up, __GFP_ZERO, an empty or
  * busy sheaf.  Out of line, so that the fast path pays for no saved
  * registers and reaches it by a tail call.  It has no restartable
  * sequence of its own: slab_alloc_nolock() tries the sheaf under its
@@ -490,13 +511,15 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 	if (!size)
 		return ZERO_SIZE_PTR;
 	if (size > KMALLOC_MAX_CACHE_SIZE || !slab_is_available() ||
-	    (node != NUMA_NO_NODE && node != 0)) {
+	    (node != NUMA_NO_NODE &&
+	     (node < 0 || node >= MAX_NUMNODES || !node_online(node)))) {
 		nolock_stat_inc(obj_alloc_nomem);
 		return NULL;
 	}
 	idx = kmalloc_index(size);
 	/* The sheaf (tried under its lock), then the slabs; it zeroes. */
-	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, &busy, caller);
+	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, node, &busy,
+				   caller);
 	/*
 	 * The interrupted code holds this class's sheaf lock: it is most
 	 * likely inside this one cache, so the next class up probably is
@@ -508,7 +531,7 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 
 		/* busy stays: this class's sheaf was held whatever the
 		 * next class answers. */
-		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp,
+		object = slab_alloc_nolock(kmalloc_caches[idx + 1], gfp, node,
 					   &busy_up, caller);
 		busy = busy || busy_up;
 	}
@@ -530,9 +553,9 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 
 /*
  * The fast path is kmalloc()'s without the NMI test: one unsigned compare
- * for the size (0 wraps above the limit), one for the node (in unsigned
- * arithmetic, so that no int overflows: NUMA_NO_NODE, -1, and 0 are the
- * two that come out at most 1), the flat size table, and the sheaf pop,
+ * for the size (0 wraps above the limit), one for the node (NUMA_NO_NODE
+ * only: a named node has rules, slab_alloc_nolock()), the flat size table,
+ * and the sheaf pop,
  * which is safe in any context.  The table's entry is NULL until
  * kmalloc_init() has made every class (an NMI may come in during boot):
  * that goes slow too, where slab_is_available() answers.
@@ -540,7 +563,7 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 {
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE &&
-		   (unsigned int)node + 1 <= 1 &&
+		   node == NUMA_NO_NODE &&
 		   !(gfp & __GFP_ZERO))) {
 		struct kmem_cache *s = READ_ONCE(
 			kmalloc_cache_by_size[(size - 1) / KMALLOC_SMALL_STEP]);
@@ -601,9 +624,9 @@ void *kmalloc_nosheaf(size_t size, gfp_t gfp)
 	void *p;
 
 	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large(size, gfp);
+		return kmalloc_large(size, gfp, NUMA_NO_NODE);
 	s = kmalloc_caches[kmalloc_index(size)];
-	if (__slab_alloc_bulk(s, gfp, 1, &p, _RET_IP_) != 1)
+	if (__slab_alloc_bulk(s, gfp, NUMA_NO_NODE, 1, &p, _RET_IP_) != 1)
 		return NULL;
 	stat(s, ALLOC_SLOWPATH);
 	kasan_slab_alloc(s, p);

@@ -40,6 +40,11 @@
  *   X2 no object is held twice (two sheaves, twice in one, sheaf and
  *      deferred list);
  *   X3 per slab, the objects held in sheaves <= inuse.
+ * NODES (mm/slab_internal.h, include/slab.h):
+ *   N1 every slab is on the lists of the node its pages are on;
+ *   N2 strict mode: every object in a CPU's sheaves is from that CPU's
+ *      memory node, every object in node n's barn from n's nearest node
+ *      with memory (its CPUs' memory node).
  * BUDDY (include/mmzone.h, mm/page_alloc.c head comment), per zone:
  *   P1 free_area[k] holds nr_free blocks, each a PG_buddy head with order
  *      k, aligned to 2^k, inside the zone, of this node and zone, with no
@@ -222,6 +227,9 @@ struct cache_scan {
 	unsigned long nr_held;       /* into held_objects */
 	bool held_overflow;
 	unsigned int nr_sheaves;     /* into seen_sheaves */
+	/* N2: the node every object of the sheaves being checked must be
+	 * on (strict mode), or NUMA_NO_NODE for any. */
+	int sheaf_nid;
 };
 
 static bool bootstrap_in_a_list(void)
@@ -297,8 +305,17 @@ static void check_real_sheaf(struct cache_scan *cs,
 	}
 	if (!note_sheaf(cs, sh, where))
 		return;
-	for (i = 0; i < sh->size; i++)
+	for (i = 0; i < sh->size; i++) {
+		struct page *slab = virt_to_slab(sh->objects[i]);
+
 		hold_object(cs, sh->objects[i]);
+		if (cs->sheaf_nid != NUMA_NO_NODE && slab &&
+		    slab_nid(slab) != cs->sheaf_nid)
+			violation(&cs->c, SLAB_RULES,
+				  "%s %p holds %p of node %d; strict mode allows node %d only",
+				  where, sh, sh->objects[i], slab_nid(slab),
+				  cs->sheaf_nid);
+	}
 }
 
 /*
@@ -416,12 +433,14 @@ static void check_barn_list_locked(struct cache_scan *cs,
 	}
 }
 
-static void check_barn(struct cache_scan *cs)
+static void check_barn(struct cache_scan *cs, int nid)
 {
 	struct kmem_cache *s = cs->s;
-	struct node_barn *barn = &get_node(s, 0)->barn;
+	struct node_barn *barn = &get_node(s, nid)->barn;
 	unsigned long flags;
 
+	cs->sheaf_nid = slab_numa_mode == SLAB_NUMA_STRICT ?
+			node_fallback(nid)[0] : NUMA_NO_NODE;
 	if (!spin_trylock_irqsave(&barn->lock, flags)) {
 		violation(&cs->c, SHEAF_RULES, "barn lock held (not quiescent)");
 		return;
@@ -637,21 +656,40 @@ static void check_slab_list_locked(struct cache_scan *cs,
 		check_slab_locked(cs, slab, on_full, held_found, empty);
 }
 
-static void check_slabs(struct cache_scan *cs)
+/* N1: every slab on node nid's lists has its pages on node nid. */
+static void check_slab_nodes_locked(struct cache_scan *cs,
+				    struct list_head *list, int nid)
+{
+	struct page *slab;
+
+	list_for_each_entry(slab, list, lru)
+		if (slab_nid(slab) != nid)
+			violation(&cs->c, SLAB_RULES,
+				  "slab %p of node %d is on node %d's lists",
+				  page_address(slab), slab_nid(slab), nid);
+}
+
+/* L1-L4 and N1 for node nid; the slab and held counts add up over nodes
+ * (check_slabs()). */
+static void check_node_slabs(struct cache_scan *cs, int nid,
+			     unsigned long *nr_slabs, unsigned long *held_found)
 {
 	struct kmem_cache *s = cs->s;
-	struct kmem_cache_node *n = get_node(s, 0);
-	unsigned long flags, nr_partial, nr_full, held_found = 0, empty = 0;
-	unsigned long made, freed;
+	struct kmem_cache_node *n = get_node(s, nid);
+	unsigned long flags, nr_partial, nr_full, empty = 0;
 
 	if (!spin_trylock_irqsave(&n->list_lock, flags)) {
 		violation(&cs->c, SLAB_C, "list_lock held (not quiescent)");
 		return;
 	}
 	check_slab_list_locked(cs, &n->partial, false, &nr_partial,
-			       &held_found, &empty);
-	check_slab_list_locked(cs, &n->full, true, &nr_full, &held_found,
+			       held_found, &empty);
+	check_slab_list_locked(cs, &n->full, true, &nr_full, held_found,
 			       &empty);
+	if (nr_partial)
+		check_slab_nodes_locked(cs, &n->partial, nid);
+	if (nr_full)
+		check_slab_nodes_locked(cs, &n->full, nid);
 	if (nr_partial != n->nr_partial)
 		violation(&cs->c, SLAB_RULES, "%lu slabs on partial, nr_partial %lu",
 			  nr_partial, n->nr_partial);
@@ -663,26 +701,39 @@ static void check_slabs(struct cache_scan *cs)
 		violation(&cs->c, SLAB_RULES,
 			  "%lu empty slabs kept on partial, min_partial %u",
 			  empty, s->min_partial);
+	*nr_slabs += n->nr_slabs;
+	spin_unlock_irqrestore(&n->list_lock, flags);
+}
+
+static void check_slabs(struct cache_scan *cs)
+{
+	struct kmem_cache *s = cs->s;
+	unsigned long nr_slabs = 0, held_found = 0, made, freed;
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		check_node_slabs(cs, nid, &nr_slabs, &held_found);
 	made = slab_stat_sum(s, ALLOC_SLAB);
 	freed = slab_stat_sum(s, FREE_SLAB);
-	if (made - freed != n->nr_slabs)
+	if (made - freed != nr_slabs)
 		violation(&cs->c, SLAB_C,
 			  "nr_slabs %lu, but %lu slabs made and %lu freed",
-			  n->nr_slabs, made, freed);
+			  nr_slabs, made, freed);
 	if (!cs->held_overflow && held_found != cs->nr_held)
 		violation(&cs->c, SLAB_RULES,
 			  "%lu objects held in sheaves are in no slab of the cache",
 			  cs->nr_held - held_found);
-	spin_unlock_irqrestore(&n->list_lock, flags);
 }
 
 int slab_cache_check(struct kmem_cache *s)
 {
 	struct cache_scan cs = {
 		.c = { .kind = "cache", .name = s->name }, .s = s,
+		.sheaf_nid = NUMA_NO_NODE,
 	};
 	unsigned long flags;
 	unsigned int cpu;
+	int nid;
 
 	if (!spin_trylock_irqsave(&mm_check_lock, flags)) {
 		violation(&cs.c, "mm/mm_check.c", "another check is running");
@@ -692,12 +743,15 @@ int slab_cache_check(struct kmem_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
 
+		cs.sheaf_nid = slab_numa_mode == SLAB_NUMA_STRICT ?
+			       cpu_to_mem(cpu) : NUMA_NO_NODE;
 		check_cpu_sheaves(&cs, cpu);
 		if (!local_lock_is_locked(&pcs->lock))
 			check_rcu_free_sheaf(&cs, cpu, READ_ONCE(pcs->main),
 					     READ_ONCE(pcs->spare));
 	}
-	check_barn(&cs);
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		check_barn(&cs, nid);
 	collect_deferred(&cs);
 	check_held_unique(&cs);
 	check_slabs(&cs);

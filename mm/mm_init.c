@@ -38,7 +38,7 @@ unsigned long mem_map_end_pfn;
 unsigned long mem_map_virt_start;
 unsigned long mem_map_virt_size;
 
-static struct pglist_data contig_page_data;
+static struct pglist_data node_pgdat[MAX_NUMNODES];
 
 static const char *const zone_names[MAX_NR_ZONES] = {
 	[ZONE_DMA32] = "DMA32",
@@ -92,28 +92,92 @@ static void zones_init(int nid, struct pglist_data *pgdat,
 	node_set_first_zones(pgdat);
 }
 
+/* Give the free memory of [start, end) to the buddy, split at the zone
+ * boundary (a block never straddles two zones). */
+static void free_range_to_buddy(u64 start, u64 end)
+{
+	unsigned long s = (unsigned long)(start >> PAGE_SHIFT);
+	unsigned long e = (unsigned long)(end >> PAGE_SHIFT);
+	unsigned long split = min(max(s, ZONE_NORMAL_START_PFN), e);
+
+	free_pages_boot(s, split);   /* the DMA32 part */
+	free_pages_boot(split, e);   /* the Normal part */
+}
+
+/* Every free memblock range, cut at node boundaries (a block never
+ * straddles two nodes either). */
 static void free_memblock_ranges(void)
 {
 	u64 cursor = 0, start, end;
 
 	while (memblock_next_free_range(&cursor, &start, &end)) {
-		unsigned long s = (unsigned long)(start >> PAGE_SHIFT);
-		unsigned long e = (unsigned long)(end >> PAGE_SHIFT);
-		unsigned long split = min(max(s, ZONE_NORMAL_START_PFN), e);
+		unsigned int r = 0;
+		u64 ns, ne;
+		int nid;
 
-		free_pages_boot(s, split);   /* the DMA32 part */
-		free_pages_boot(split, e);   /* the Normal part */
+		while (numa_next_range(&r, &ns, &ne, &nid)) {
+			u64 s = max(start, ns), e = min(end, ne);
+
+			if (s < e)
+				free_range_to_buddy(s, e);
+		}
 	}
 }
 
-bool mm_init_node(int nid, struct pglist_data *pgdat)
+/* The pfns of node nid's ranges, clipped to [lo, hi): [*first, *last). */
+static bool node_pfn_span(int nid, unsigned long lo, unsigned long hi,
+			  unsigned long *first, unsigned long *last)
+{
+	unsigned int r = 0;
+	u64 ns, ne;
+	int n;
+
+	*first = hi;
+	*last = lo;
+	while (numa_next_range(&r, &ns, &ne, &n)) {
+		unsigned long s = max((unsigned long)(ns >> PAGE_SHIFT), lo);
+		unsigned long e = min((unsigned long)(ne >> PAGE_SHIFT), hi);
+
+		if (n != nid || s >= e)
+			continue;
+		*first = min(*first, s);
+		*last = max(*last, e);
+	}
+	return *first < *last;
+}
+
+/* The node bits of every frame of the node ranges (memmap_init() gave
+ * all frames the first memory node's). */
+static void memmap_set_nodes(unsigned long lo, unsigned long hi)
+{
+	unsigned int r = 0;
+	u64 ns, ne;
+	int nid;
+
+	while (numa_next_range(&r, &ns, &ne, &nid)) {
+		unsigned long s = max((unsigned long)(ns >> PAGE_SHIFT), lo);
+		unsigned long e = min((unsigned long)(ne >> PAGE_SHIFT), hi);
+		unsigned long pfn;
+
+		for (pfn = s; pfn < e; pfn++) {
+			struct page *page = pfn_to_page(pfn);
+
+			page->flags = (page->flags &
+				       ~(PAGE_NID_MASK << PAGE_NID_SHIFT)) |
+				      ((unsigned long)nid << PAGE_NID_SHIFT);
+		}
+	}
+}
+
+bool mm_init_nodes(struct pglist_data *pgdat)
 {
 	unsigned long start_pfn = memblock_start_of_DRAM() >> PAGE_SHIFT;
 	unsigned long end_pfn = memblock_end_of_DRAM() >> PAGE_SHIFT;
 	u64 bytes = (u64)(end_pfn - start_pfn) * sizeof(struct page);
 	phys_addr_t phys;
+	int nid;
 
-	if (nid < 0 || nid >= MAX_NUMNODES || end_pfn <= start_pfn)
+	if (end_pfn <= start_pfn)
 		return false;
 	phys = memblock_alloc(bytes, PAGE_SIZE);
 	if (!phys) {
@@ -127,21 +191,31 @@ bool mm_init_node(int nid, struct pglist_data *pgdat)
 	mem_map_virt_start = (unsigned long)phys_to_virt(
 		(phys_addr_t)start_pfn << PAGE_SHIFT);
 	mem_map_virt_size = (end_pfn - start_pfn) << PAGE_SHIFT;
-	pr_info("mm: memmap of %lu struct pages (%lu bytes each, %lu KiB) at [mem %#lx-%#lx]\n",
+	pr_info("mm: memmap of %lu struct pages (%lu bytes each, %lu KiB) at [mem %#lx-%#lx], on node %d\n",
 		end_pfn - start_pfn, (unsigned long)sizeof(struct page),
 		(unsigned long)(bytes >> 10), (unsigned long)phys,
-		(unsigned long)(phys + bytes - 1));
+		(unsigned long)(phys + bytes - 1), phys_to_nid(phys));
 
-	memmap_init(nid, start_pfn, end_pfn);
-	zones_init(nid, pgdat, start_pfn, end_pfn);
-	node_data[nid] = pgdat;
+	memmap_init(node_fallback(0)[0], start_pfn, end_pfn);
+	memmap_set_nodes(start_pfn, end_pfn);
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		unsigned long first, last;
+
+		if (!node_state(nid, NODE_MEMORY) ||
+		    !node_pfn_span(nid, start_pfn, end_pfn, &first, &last))
+			continue;
+		zones_init(nid, &pgdat[nid], first, last);
+		node_data[nid] = &pgdat[nid];
+	}
 	free_memblock_ranges();
 	return true;
 }
 
-void mm_exit_node(int nid)
+void mm_exit_nodes(void)
 {
-	if (nid >= 0 && nid < MAX_NUMNODES)
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		node_data[nid] = NULL;
 	mem_map_virt_start = mem_map_virt_size = 0;
 }
@@ -149,18 +223,26 @@ void mm_exit_node(int nid)
 void mm_core_init(void)
 {
 	unsigned int z;
+	int nid;
 
-	if (!mm_init_node(0, &contig_page_data))
+	if (!mm_init_nodes(node_pgdat))
 		panic("mm: cannot set up the page allocator");
-	for (z = 0; z < MAX_NR_ZONES; z++) {
-		const struct zone *zone = &contig_page_data.node_zones[z];
-
-		if (zone_is_empty(zone))
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (!NODE_DATA(nid))
 			continue;
-		pr_info("mm: zone %-6s pfns [%#lx-%#lx), %lu pages managed by the buddy\n",
-			zone->name, zone->zone_start_pfn,
-			zone->zone_start_pfn + zone->spanned_pages,
-			zone->managed_pages);
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			const struct zone *zone = &node_pgdat[nid].node_zones[z];
+
+			if (zone_is_empty(zone))
+				continue;
+			pr_info("mm: node %d zone %-6s pfns [%#lx-%#lx), %lu pages managed by the buddy\n",
+				nid, zone->name, zone->zone_start_pfn,
+				zone->zone_start_pfn + zone->spanned_pages,
+				zone->managed_pages);
+		}
+		pr_info("mm: node %d: %lu pages free (%lu MiB)\n", nid,
+			node_nr_free_pages(nid),
+			node_nr_free_pages(nid) >> (20 - PAGE_SHIFT));
 	}
 	show_free_areas();
 }

@@ -622,22 +622,64 @@ static void warn_alloc(int nid, gfp_t gfp, unsigned int order)
 		order, gfp, nid, nr_free_pages());
 }
 
+/* Is nid a node an allocation may name (NUMA_NO_NODE resolved)? */
+static bool alloc_node_valid(int nid)
+{
+	return nid >= 0 && nid < MAX_NUMNODES && node_online(nid);
+}
+
+/*
+ * A block for a request that prefers node `preferred` (online; it may be
+ * memoryless): from that node, or with __GFP_THISNODE from nowhere else,
+ * or else from the nodes with memory nearest first (node_fallback()).
+ * Counted in the numastat counters (include/numa.h).
+ */
+static struct page *get_page_from_nodes(int preferred, gfp_t gfp,
+					unsigned int order,
+					struct lock_mode *mode)
+{
+	const int *fallback = node_fallback(preferred);
+	struct page *page;
+	unsigned int i;
+
+	if (gfp & __GFP_THISNODE) {
+		if (!NODE_DATA(preferred))
+			return NULL;
+		page = get_page_from_node(NODE_DATA(preferred), gfp, order,
+					  mode);
+		if (page)
+			numa_stat_count(NUMA_STAT_PAGES, preferred, preferred,
+					1ul << order);
+		return page;
+	}
+	for (i = 0; fallback[i] != NUMA_NO_NODE; i++) {
+		page = get_page_from_node(NODE_DATA(fallback[i]), gfp, order,
+					  mode);
+		if (page) {
+			numa_stat_count(NUMA_STAT_PAGES, preferred,
+					fallback[i], 1ul << order);
+			return page;
+		}
+	}
+	return NULL;
+}
+
 /*
  * Everything the fast path below does not: a bad node or order, NMI
  * context, orders above the lists, an empty list (refilled from the
  * buddy), a lock not free at once (spun on), lists switched off, the
- * fall-back to lower zones, and with nothing found, a drain of every
- * CPU's lists and one more try before the warning.
+ * fall-back to lower zones and to other nodes, and with nothing found, a
+ * drain of every CPU's lists and one more try before the warning.
  */
 static __noinline struct page *alloc_pages_slow(int nid, gfp_t gfp,
 						unsigned int order)
 {
 	struct lock_mode spin = { .trylock = false };
-	struct pglist_data *pgdat;
 	struct page *page;
 
-	if (nid < 0 || nid >= MAX_NUMNODES || !NODE_DATA(nid) ||
-	    order > MAX_ORDER) {
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
+	if (!alloc_node_valid(nid) || order > MAX_ORDER) {
 		warn_alloc(nid, gfp, order);
 		return NULL;
 	}
@@ -646,12 +688,11 @@ static __noinline struct page *alloc_pages_slow(int nid, gfp_t gfp,
 		WARN_ON_ONCE(in_nmi());
 		return NULL;
 	}
-	pgdat = NODE_DATA(nid);
-	page = get_page_from_node(pgdat, gfp, order, &spin);
+	page = get_page_from_nodes(nid, gfp, order, &spin);
 	if (!page) {
 		/* Pages may sit on per-CPU lists of other orders or CPUs. */
 		drain_all_pages();
-		page = get_page_from_node(pgdat, gfp, order, &spin);
+		page = get_page_from_nodes(nid, gfp, order, &spin);
 	}
 	if (!page)
 		warn_alloc(nid, gfp, order);
@@ -715,13 +756,16 @@ static __always_inline struct page *rmqueue_pcplist_fast(struct zone *zone,
 	return page;
 }
 
-/* alloc_pages_node(): the fast path, or else the slow one. */
+/* alloc_pages_node(): the fast path (the node's own lists), or else the
+ * slow one. */
 static __always_inline struct page *__alloc_pages(int nid, gfp_t gfp,
 						  unsigned int order)
 {
 	struct pglist_data *pgdat;
 	struct page *page;
 
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
 	if (unlikely((unsigned int)nid >= MAX_NUMNODES ||
 		     order > PCP_MAX_ORDER || in_nmi() || mm_points_divert()))
 		return alloc_pages_slow(nid, gfp, order);
@@ -731,6 +775,7 @@ static __always_inline struct page *__alloc_pages(int nid, gfp_t gfp,
 	page = rmqueue_pcplist_fast(gfp_first_zone(pgdat, gfp), order);
 	if (unlikely(!page))
 		return alloc_pages_slow(nid, gfp, order);
+	numa_stat_hit(NUMA_STAT_PAGES, nid, 1ul << order);
 	return prep_new_page(page, order, gfp);
 }
 
@@ -741,7 +786,7 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
-	return __alloc_pages(0, gfp, order);
+	return __alloc_pages(NUMA_NO_NODE, gfp, order);
 }
 
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
@@ -755,19 +800,24 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
  * Any context, NMI included: every lock is tried once; NULL means "not
  * now" (a lock was held, by another CPU or by the code we interrupted, or
  * the memory was not there).  No drain, no retry, no warning.  The block
- * is zeroed, as the caller cannot pass __GFP_ZERO.  *busy (if not NULL)
+ * is zeroed, as the caller cannot pass __GFP_ZERO.  nid NUMA_NO_NODE is
+ * this CPU's memory node; any node is only preferred: a remote block
+ * beats none (as Linux's alloc_pages_nolock()), unless gfp (internal
+ * callers) says __GFP_THISNODE.  *busy (if not NULL)
  * tells the two NULLs apart; each NULL is counted in nolock_stats.
  */
-struct page *__try_alloc_pages(int nid, unsigned int order, bool *busy)
+struct page *__try_alloc_pages(int nid, gfp_t gfp, unsigned int order,
+			       bool *busy)
 {
 	struct lock_mode once = { .trylock = true };
 	struct page *page = NULL;
 
-	if (nid >= 0 && nid < MAX_NUMNODES && NODE_DATA(nid) &&
-	    order <= MAX_ORDER)
-		page = get_page_from_node(NODE_DATA(nid),
-					  __GFP_ZERO | __GFP_NOWARN, order,
-					  &once);
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
+	if (alloc_node_valid(nid) && order <= MAX_ORDER)
+		page = get_page_from_nodes(nid, __GFP_ZERO | __GFP_NOWARN |
+					   (gfp & __GFP_THISNODE), order,
+					   &once);
 	if (busy)
 		*busy = !page && once.busy;
 	if (!page) {
@@ -783,7 +833,7 @@ struct page *__try_alloc_pages(int nid, unsigned int order, bool *busy)
 
 struct page *try_alloc_pages(int nid, unsigned int order)
 {
-	return __try_alloc_pages(nid, order, NULL);
+	return __try_alloc_pages(nid, 0, order, NULL);
 }
 
 /* ---- freeing ---- */

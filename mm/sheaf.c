@@ -172,8 +172,8 @@ unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
 
 void pcs_init(struct kmem_cache *s)
 {
-	struct node_barn *barn = &get_node(s, 0)->barn;
 	unsigned int cpu;
+	int nid;
 
 	for_each_possible_cpu(cpu) {
 		struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
@@ -183,10 +183,16 @@ void pcs_init(struct kmem_cache *s)
 		pcs->spare = NULL;
 		pcs->rcu_free = NULL;
 	}
-	spin_lock_init(&barn->lock, "slab barn");
-	INIT_LIST_HEAD(&barn->sheaves_full);
-	INIT_LIST_HEAD(&barn->sheaves_empty);
-	barn->nr_full = barn->nr_empty = 0;
+	/* A barn for every node, memoryless ones included (their CPUs have
+	 * sheaves too: Linux 7.1 had to add theirs). */
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct node_barn *barn = &get_node(s, nid)->barn;
+
+		spin_lock_init(&barn->lock, "slab barn");
+		INIT_LIST_HEAD(&barn->sheaves_full);
+		INIT_LIST_HEAD(&barn->sheaves_empty);
+		barn->nr_full = barn->nr_empty = 0;
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -255,7 +261,8 @@ static unsigned int refill_sheaf(struct kmem_cache *s,
 {
 	unsigned int got;
 
-	got = __slab_alloc_bulk(s, gfp, sheaf->capacity - sheaf->size,
+	got = __slab_alloc_bulk(s, gfp, NUMA_NO_NODE,
+				sheaf->capacity - sheaf->size,
 				&sheaf->objects[sheaf->size], _RET_IP_);
 	sheaf->size += got;
 	stat(s, SHEAF_REFILL);
@@ -308,9 +315,11 @@ static bool barn_lock(struct node_barn *barn, bool allow_spin,
 	return true;
 }
 
+/* This CPU's node's barn (the caller holds its sheaf lock or has IRQs
+ * off, so it stays on this CPU). */
 static struct node_barn *cache_barn(struct kmem_cache *s)
 {
-	return &get_node(s, 0)->barn;
+	return &get_node(s, numa_node_id())->barn;
 }
 
 static struct slab_sheaf *barn_take_locked(struct node_barn *barn, bool full)
@@ -665,6 +674,8 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 	struct slub_percpu_sheaves *pcs = this_pcs(s);
 	unsigned long flags;
 
+	if (slab_free_skips_sheaves(object))
+		return false;
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return false;
 	mm_point(MM_POINT_SHEAF_LOCKED, s);
@@ -674,6 +685,34 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 	pcs->free_pcs++;
 	local_unlock_irqrestore(&pcs->lock, flags);
 	return true;
+}
+
+/*
+ * kmalloc_node(node) under Linux's rules (include/slab.h): the object on
+ * top of this CPU's main sheaf if it is from node, else NULL; no swap, no
+ * refill (the caller goes to that node's slabs).  Any context: the sheaf
+ * lock is only tried (*busy when held).
+ */
+void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy)
+{
+	struct slub_percpu_sheaves *pcs = this_pcs(s);
+	struct slab_sheaf *main;
+	unsigned long flags;
+	void *object = NULL;
+
+	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+		*busy = true;
+		return NULL;
+	}
+	mm_point(MM_POINT_SHEAF_NOLOCK_LOCKED, s);
+	main = pcs->main;
+	if (main->size &&
+	    page_to_nid(virt_to_page(main->objects[main->size - 1])) == node) {
+		object = main->objects[--main->size];
+		pcs->alloc_pcs++;
+	}
+	local_unlock_irqrestore(&pcs->lock, flags);
+	return object;
 }
 
 /*
@@ -727,6 +766,8 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 	unsigned long flags;
 	bool done = false;
 
+	if (slab_free_skips_sheaves(object))
+		return false;
 	if (!local_trylock_irqsave(&pcs->lock, flags)) {
 		*busy = true;
 		return false;
@@ -801,7 +842,12 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 	unsigned int done = 0, n;
 	unsigned long flags;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	/* Only the objects before the first that must skip the sheaves. */
+	for (n = 0; n < nr; n++)
+		if (slab_free_skips_sheaves(p[n]))
+			break;
+	nr = n;
+	if (!nr || !local_trylock_irqsave(&pcs->lock, flags))
 		return 0;
 	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
@@ -903,6 +949,9 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
 	struct slab_sheaf *sheaf, *extra = NULL;
 	unsigned long flags;
 
+	/* The sheaf ends in this node's barn: its objects must be local. */
+	if (slab_free_skips_sheaves(object))
+		return false;
 	if (!local_trylock_irqsave(&pcs->lock, flags))
 		return false;
 	mm_point(MM_POINT_RCU_SHEAF_LOCKED, s);
@@ -1114,9 +1163,8 @@ static void flush_take_offline_cpu(struct sheaf_flush *f, unsigned int cpu)
 					      &f->spare[cpu]));
 }
 
-static void barn_shrink(struct kmem_cache *s)
+static void barn_shrink(struct kmem_cache *s, struct node_barn *barn)
 {
-	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *sheaf, *next;
 	unsigned long flags;
 	LIST_HEAD(full);
@@ -1149,6 +1197,7 @@ void flush_all_sheaves(struct kmem_cache *s)
 {
 	struct sheaf_flush f = { .s = s };
 	unsigned int cpu;
+	int nid;
 
 	if (!cache_has_sheaves(s))
 		return;
@@ -1164,7 +1213,8 @@ void flush_all_sheaves(struct kmem_cache *s)
 		sheaf_flush_and_free(s, f.main[cpu]);
 		sheaf_flush_and_free(s, f.spare[cpu]);
 	}
-	barn_shrink(s);
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		barn_shrink(s, &get_node(s, nid)->barn);
 }
 
 /* ---------------------------------------------------------------------- */

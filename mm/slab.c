@@ -652,18 +652,22 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 	return slab;
 }
 
-static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp)
+/* A new slab on node nid, or (without __GFP_THISNODE) the nearest node
+ * with memory the page allocator finds. */
+static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
 	struct page *slab;
 
-	slab = alloc_pages((gfp & ~__GFP_ZERO) | __GFP_NOWARN, s->order);
+	slab = alloc_pages_node(nid, (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
+				s->order);
 	return slab ? setup_slab(s, slab) : NULL;
 }
 
 /* Any context: one try at the page allocator; *busy as try_alloc_pages. */
-static struct page *allocate_slab_nolock(struct kmem_cache *s, bool *busy)
+static struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp,
+					 int nid, bool *busy)
 {
-	struct page *slab = __try_alloc_pages(0, s->order, busy);
+	struct page *slab = __try_alloc_pages(nid, gfp, s->order, busy);
 
 	return slab ? setup_slab(s, slab) : NULL;
 }
@@ -794,40 +798,126 @@ static unsigned int take_from_slab_locked(struct kmem_cache *s,
 	return got;
 }
 
-/*
- * Take nr objects from the node's slabs, making new slabs as needed.
- * Returns how many it got (fewer only when the buddy has no memory).
- */
-unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
-			       unsigned int nr, void **p, unsigned long caller)
+/* ---- which node (include/slab.h, slab_numa_mode) ---- */
+
+enum slab_numa_mode slab_numa_mode = SLAB_NUMA_LINUX;
+
+const char *const slab_numa_mode_names[NR_SLAB_NUMA_MODES] = {
+	[SLAB_NUMA_BLIND] = "blind",
+	[SLAB_NUMA_LINUX] = "linux",
+	[SLAB_NUMA_STRICT] = "strict",
+};
+
+/* May a request that prefers one node be served by another? */
+static bool slab_node_fallback_allowed(gfp_t gfp)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
+	return !(gfp & __GFP_THISNODE) && slab_numa_mode != SLAB_NUMA_STRICT;
+}
+
+/* The node a request prefers: node, or this CPU's memory node; -1 (after
+ * NUMA_NO_NODE was resolved) for a node no request may name. */
+static int slab_preferred_node(int node)
+{
+	if (node == NUMA_NO_NODE)
+		return numa_mem_id();
+	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+		return -1;
+	return node;
+}
+
+/* Up to nr objects from node nid's partial slabs; returns how many. */
+static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
+					   int preferred, unsigned int nr,
+					   void **p, unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, nid);
 	unsigned int got = 0;
 	unsigned long flags;
 	struct page *slab;
 
-	while (got < nr) {
-		list_lock_irqsave(n, true, &flags);
-		while (got < nr && !list_empty(&n->partial)) {
-			slab = list_first_entry(&n->partial, struct page, lru);
-			got += take_from_slab_locked(s, n, slab, nr - got,
-						     p + got, caller);
-		}
-		spin_unlock_irqrestore(&n->list_lock, flags);
-		if (got == nr)
-			break;
-		mm_point(MM_POINT_SLAB_ALLOC_UNLOCKED, s);
+	if (list_empty(&n->partial))   /* racy peek: a hint only */
+		return 0;
+	list_lock_irqsave(n, true, &flags);
+	while (got < nr && !list_empty(&n->partial)) {
+		slab = list_first_entry(&n->partial, struct page, lru);
+		got += take_from_slab_locked(s, n, slab, nr - got, p + got,
+					     caller);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (got)
+		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, got);
+	return got;
+}
 
+/* A new slab joins its node's partial list and gives up to nr objects. */
+static unsigned int take_from_new_slab(struct kmem_cache *s,
+				       struct page *slab, int preferred,
+				       unsigned int nr, void **p,
+				       unsigned long caller)
+{
+	int nid = slab_nid(slab);
+	struct kmem_cache_node *n = get_node(s, nid);
+	unsigned int got;
+	unsigned long flags;
+
+	mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
+	list_lock_irqsave(n, true, &flags);
+	list_add(&slab->lru, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	got = take_from_slab_locked(s, n, slab, nr, p, caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, got);
+	return got;
+}
+
+/*
+ * Take nr objects for a request that prefers node `node`, in this order:
+ *   1. the preferred node's partial slabs;
+ *   2. new slabs on the preferred node;
+ *   and, when another node may serve (slab_node_fallback_allowed()):
+ *   3. the other nodes' partial slabs, nearest first;
+ *   4. new slabs wherever the page allocator finds memory, nearest first.
+ * (Linux tries other nodes' partial slabs before a new local slab; this
+ * order keeps objects local while the node has memory.)  No lock is held
+ * across a call into the page allocator.  Returns how many it got (fewer
+ * only when no allowed node has memory).
+ */
+unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
+			       unsigned int nr, void **p, unsigned long caller)
+{
+	int preferred = slab_preferred_node(node);
+	const int *fallback;
+	unsigned int got, i;
+	struct page *slab;
+
+	if (preferred < 0)
+		return 0;
+	got = take_from_node_partial(s, preferred, preferred, nr, p, caller);
+	while (got < nr) {
+		mm_point(MM_POINT_SLAB_ALLOC_UNLOCKED, s);
 		/* No lock held: the buddy may take its own. */
-		slab = allocate_slab(s, gfp);
+		slab = NODE_DATA(preferred) ?
+		       allocate_slab(s, gfp | __GFP_THISNODE, preferred) : NULL;
 		if (!slab)
 			break;
-		mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
-		list_lock_irqsave(n, true, &flags);
-		list_add(&slab->lru, &n->partial);
-		n->nr_partial++;
-		n->nr_slabs++;
-		spin_unlock_irqrestore(&n->list_lock, flags);
+		got += take_from_new_slab(s, slab, preferred, nr - got,
+					  p + got, caller);
+	}
+	if (got == nr || !slab_node_fallback_allowed(gfp))
+		return got;
+	fallback = node_fallback(preferred);
+	for (i = 0; got < nr && fallback[i] != NUMA_NO_NODE; i++)
+		if (fallback[i] != preferred)
+			got += take_from_node_partial(s, fallback[i], preferred,
+						      nr - got, p + got,
+						      caller);
+	while (got < nr) {
+		slab = allocate_slab(s, gfp & ~__GFP_THISNODE, preferred);
+		if (!slab)
+			break;
+		got += take_from_new_slab(s, slab, preferred, nr - got,
+					  p + got, caller);
 	}
 	return got;
 }
@@ -870,19 +960,30 @@ static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
 	}
 }
 
+/* Each object to its slab, under its node's list_lock (taken once for a
+ * run of objects of one node). */
 void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		      unsigned long caller)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
+	struct kmem_cache_node *n = NULL;
 	LIST_HEAD(discard);
-	unsigned long flags;
+	unsigned long flags = 0;
 	unsigned int i;
 
-	list_lock_irqsave(n, true, &flags);
-	for (i = 0; i < nr; i++)
-		free_to_slab_locked(s, n, virt_to_slab(p[i]), p[i], &discard,
-				    caller);
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	for (i = 0; i < nr; i++) {
+		struct page *slab = virt_to_slab(p[i]);
+		struct kmem_cache_node *want = get_node(s, slab_nid(slab));
+
+		if (want != n) {
+			if (n)
+				spin_unlock_irqrestore(&n->list_lock, flags);
+			n = want;
+			list_lock_irqsave(n, true, &flags);
+		}
+		free_to_slab_locked(s, n, slab, p[i], &discard, caller);
+	}
+	if (n)
+		spin_unlock_irqrestore(&n->list_lock, flags);
 	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
 	free_slab_list(s, &discard, true);
 }
@@ -891,11 +992,12 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 /* Any context: trylocks only (see the head comment)                       */
 /* ---------------------------------------------------------------------- */
 
-/* One object from the first partial slab, list_lock tried once. */
-static void *slab_alloc_partial_nolock(struct kmem_cache *s, bool *busy,
+/* One object from node nid's first partial slab, list_lock tried once. */
+static void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid,
+				       int preferred, bool *busy,
 				       unsigned long caller)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
+	struct kmem_cache_node *n = get_node(s, nid);
 	void *object = NULL;
 	unsigned long flags;
 	struct page *slab;
@@ -909,22 +1011,27 @@ static void *slab_alloc_partial_nolock(struct kmem_cache *s, bool *busy,
 		take_from_slab_locked(s, n, slab, 1, &object, caller);
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (object)
+		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, 1);
 	return object;
 }
 
-/* One object from a fresh slab; the slab joins the node only if
+/* One object from a fresh slab (on node preferred, or with gfp allowing
+ * it the nearest node with memory); the slab joins its node only if
  * list_lock can be had, else it goes straight back (hazard 2). */
-static void *slab_alloc_new_nolock(struct kmem_cache *s, bool *busy,
+static void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp,
+				   int preferred, bool *busy,
 				   unsigned long caller)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
+	struct kmem_cache_node *n;
 	void *object = NULL;
 	unsigned long flags;
 	struct page *slab;
 
-	slab = allocate_slab_nolock(s, busy);
+	slab = allocate_slab_nolock(s, gfp, preferred, busy);
 	if (!slab)
 		return NULL;
+	n = get_node(s, slab_nid(slab));
 	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
 	if (!list_lock_irqsave(n, false, &flags)) {
 		/* Never on the node's lists nor in nr_slabs: freeing it
@@ -938,23 +1045,63 @@ static void *slab_alloc_new_nolock(struct kmem_cache *s, bool *busy,
 	n->nr_slabs++;
 	take_from_slab_locked(s, n, slab, 1, &object, caller);
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	numa_stat_count(NUMA_STAT_OBJECTS, preferred, slab_nid(slab), 1);
 	return object;
 }
 
-void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, bool *busy,
-			unsigned long caller)
+/*
+ * The slabs' part of slab_alloc_nolock(): the preferred node's partial
+ * slabs, a new slab there, and (when allowed) the other nodes' partial
+ * slabs and a new slab anywhere: __slab_alloc_bulk()'s order, each lock
+ * tried once.
+ */
+static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
+				     int preferred, bool *busy,
+				     unsigned long caller)
+{
+	const int *fallback;
+	void *object;
+	unsigned int i;
+
+	object = slab_alloc_partial_nolock(s, preferred, preferred, busy,
+					   caller);
+	/* A held list_lock would be held for the fresh slab too. */
+	if (!object && !*busy && NODE_DATA(preferred))
+		object = slab_alloc_new_nolock(s, gfp | __GFP_THISNODE,
+					       preferred, busy, caller);
+	if (object || !slab_node_fallback_allowed(gfp))
+		return object;
+	fallback = node_fallback(preferred);
+	for (i = 0; !object && fallback[i] != NUMA_NO_NODE; i++)
+		if (fallback[i] != preferred)
+			object = slab_alloc_partial_nolock(s, fallback[i],
+							   preferred, busy,
+							   caller);
+	if (!object)
+		object = slab_alloc_new_nolock(s, gfp & ~__GFP_THISNODE,
+					       preferred, busy, caller);
+	return object;
+}
+
+void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
+			bool *busy, unsigned long caller)
 {
 	bool sheaf_busy = false, list_busy = false;
+	int preferred = slab_preferred_node(node);
 	void *object = NULL;
 
 	*busy = false;
-	if (cache_has_sheaves(s))
-		object = alloc_from_pcs_nolock(s, &sheaf_busy);
+	if (preferred < 0)
+		return NULL;
+	if (cache_has_sheaves(s)) {
+		if (node == NUMA_NO_NODE || slab_numa_mode == SLAB_NUMA_BLIND)
+			object = alloc_from_pcs_nolock(s, &sheaf_busy);
+		else if (node == numa_mem_id())
+			object = alloc_from_pcs_node(s, node, &sheaf_busy);
+	}
 	if (!object) {
-		object = slab_alloc_partial_nolock(s, &list_busy, caller);
-		/* A held list_lock would be held for the fresh slab too. */
-		if (!object && !list_busy)
-			object = slab_alloc_new_nolock(s, &list_busy, caller);
+		object = slab_alloc_slabs_nolock(s, gfp, preferred,
+						 &list_busy, caller);
 		if (!object) {
 			*busy = sheaf_busy || list_busy;
 			return NULL;
@@ -1089,13 +1236,14 @@ static void slab_defer_init(void)
 void slab_free_nolock(struct kmem_cache *s, void *object,
 		      unsigned long caller)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
+	struct kmem_cache_node *n;
 	LIST_HEAD(discard);
 	unsigned long flags;
 	bool busy = false;
 
 	if (!slab_free_check(s, object, caller))
 		return;
+	n = get_node(s, slab_nid(virt_to_slab(object)));
 	kasan_slab_free(s, object);
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
@@ -1318,6 +1466,7 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 		       slab_flags_t flags)
 {
 	unsigned int align = args->align ? args->align : (unsigned int)WORD;
+	int nid;
 
 	/* Larger than the largest slab: refused before calculate_sizes()
 	 * adds metadata to it in unsigned int, which could wrap. */
@@ -1347,9 +1496,14 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 			     (unsigned int)MIN_PARTIAL_HIGH);
 	s->random = cache_random(s);
 
-	spin_lock_init(&s->node.list_lock, "slab list_lock");
-	INIT_LIST_HEAD(&s->node.partial);
-	INIT_LIST_HEAD(&s->node.full);
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = get_node(s, nid);
+
+		spin_lock_init(&n->list_lock, "slab list_lock");
+		INIT_LIST_HEAD(&n->partial);
+		INIT_LIST_HEAD(&n->full);
+		n->nr_partial = n->nr_slabs = 0;
+	}
 	s->sheaf_capacity = is_debug_cache(s) ? 0 :
 		calculate_sheaf_capacity(s, args->sheaf_capacity);
 	pcs_init(s);
@@ -1416,7 +1570,8 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 	if (cache_has_sheaves(s))
 		object = alloc_from_pcs(s, gfp);
 	if (!object) {
-		if (__slab_alloc_bulk(s, gfp, 1, &object, caller) != 1)
+		if (__slab_alloc_bulk(s, gfp, NUMA_NO_NODE, 1, &object,
+				      caller) != 1)
 			return NULL;
 		stat(s, ALLOC_SLOWPATH);
 	}
@@ -1424,6 +1579,40 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 	if (gfp & __GFP_ZERO)
 		memset(object, 0, s->object_size);
 	return object;
+}
+
+void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
+			     unsigned long caller)
+{
+	bool busy = false;
+	void *object = NULL;
+
+	if (node == NUMA_NO_NODE ||
+	    (slab_numa_mode == SLAB_NUMA_BLIND && node_online(node)))
+		return slab_alloc_caller(s, gfp, caller);
+	if (WARN_ON_ONCE(in_nmi()))
+		return NULL;
+	if (slab_preferred_node(node) < 0) {
+		pr_warn("slab: %s: node %d is not an online node\n",
+			s->name, node);
+		return NULL;
+	}
+	if (cache_has_sheaves(s) && node == numa_mem_id())
+		object = alloc_from_pcs_node(s, node, &busy);
+	if (!object) {
+		if (__slab_alloc_bulk(s, gfp, node, 1, &object, caller) != 1)
+			return NULL;
+		stat(s, ALLOC_SLOWPATH);
+	}
+	kasan_slab_alloc(s, object);
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	return slab_alloc_node_caller(s, gfp, node, _RET_IP_);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
@@ -1451,6 +1640,7 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 	if (!slab_free_check(s, object, caller))
 		return;
 	kasan_slab_free(s, object);
+	/* free_to_pcs() refuses an object that must skip the sheaves. */
 	if (cache_has_sheaves(s) && free_to_pcs(s, object))
 		return;
 	__slab_free_bulk(s, 1, &object, caller);
@@ -1484,8 +1674,9 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
 	if (cache_has_sheaves(s))
 		got = alloc_from_pcs_bulk(s, (unsigned int)nr, p);
 	if (got < nr) {
-		slow = __slab_alloc_bulk(s, gfp, (unsigned int)nr - got,
-					 p + got, _RET_IP_);
+		slow = __slab_alloc_bulk(s, gfp, NUMA_NO_NODE,
+					 (unsigned int)nr - got, p + got,
+					 _RET_IP_);
 		stat_add(s, ALLOC_SLOWPATH, slow);
 		got += slow;
 	}
@@ -1549,15 +1740,19 @@ static void collect_empty_slabs_locked(struct kmem_cache_node *n,
 
 void kmem_cache_shrink(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n = get_node(s, 0);
 	LIST_HEAD(discard);
 	unsigned long flags;
+	int nid;
 
 	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
 	flush_all_sheaves(s);
-	spin_lock_irqsave(&n->list_lock, flags);
-	collect_empty_slabs_locked(n, &discard);
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = get_node(s, nid);
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		collect_empty_slabs_locked(n, &discard);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
 	free_slab_list(s, &discard, true);
 }
 
@@ -1611,29 +1806,39 @@ static unsigned long report_leaks_locked(struct kmem_cache *s,
 
 int kmem_cache_destroy(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n;
-	unsigned long flags, leaks;
+	unsigned long flags, leaks = 0;
 	LIST_HEAD(discard);
+	int nid;
 
 	if (!s)
 		return 0;
-	n = get_node(s, 0);
 	/* What kfree_rcu() took is not a leak either: its grace period ends
 	 * and the objects come back (into the barn) before we look. */
 	kmem_cache_rcu_barrier(s);
 	slab_deferred_flush_all();   /* they are not leaks: free them first */
 	flush_all_sheaves(s);
-	spin_lock_irqsave(&n->list_lock, flags);
-	leaks = report_leaks_locked(s, n);
-	if (leaks) {
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = get_node(s, nid);
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		leaks += report_leaks_locked(s, n);
 		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	if (leaks) {
 		kunit_print_report(LOGLEVEL_ERR, "kmem_cache_destroy %s: %lu objects still allocated: cache kept",
 				   s->name, leaks);
 		__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	collect_empty_slabs_locked(n, &discard);
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	/* No object is out (the caller promised no more allocations): the
+	 * lists hold only empty slabs now. */
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = get_node(s, nid);
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		collect_empty_slabs_locked(n, &discard);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
 	free_slab_list(s, &discard, true);
 	/* SLAB_TYPESAFE_BY_RCU slabs still wait for their grace period, and
 	 * their callbacks name s. */
@@ -1745,17 +1950,21 @@ void slabinfo_show(void)
 	pr_info("slabinfo: name              active  total objsize stride obj/slab order slabs sheaf\n");
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_for_each_entry(s, &slab_caches, list) {
-		struct kmem_cache_node *n = get_node(s, 0);
-		unsigned long active = 0, slabs, fl;
+		unsigned long active = 0, slabs = 0, fl;
 		struct page *slab;
+		int nid;
 
-		spin_lock_irqsave(&n->list_lock, fl);
-		slabs = n->nr_slabs;
-		list_for_each_entry(slab, &n->partial, lru)
-			active += slab->inuse;
-		list_for_each_entry(slab, &n->full, lru)
-			active += slab->inuse;
-		spin_unlock_irqrestore(&n->list_lock, fl);
+		for (nid = 0; nid < MAX_NUMNODES; nid++) {
+			struct kmem_cache_node *n = get_node(s, nid);
+
+			spin_lock_irqsave(&n->list_lock, fl);
+			slabs += n->nr_slabs;
+			list_for_each_entry(slab, &n->partial, lru)
+				active += slab->inuse;
+			list_for_each_entry(slab, &n->full, lru)
+				active += slab->inuse;
+			spin_unlock_irqrestore(&n->list_lock, fl);
+		}
 		pr_info("slabinfo: %-16s %7lu %6lu %7u %6u %8lu %5u %5lu %5u\n",
 			s->name, active, slabs * s->objects, s->object_size,
 			s->size, s->objects, s->order, slabs, s->sheaf_capacity);
@@ -1809,4 +2018,43 @@ void *slab_deferred_first(unsigned int cpu)
 void *slab_deferred_next(void *object)
 {
 	return get_deferred_link(virt_to_slab(object)->slab_cache, object);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Nodes and sheaves (include/slab.h: slab_numa_mode)                     */
+/* ---------------------------------------------------------------------- */
+
+void slab_numa_cpu_update(unsigned int cpu)
+{
+	struct percpu *p = &percpu_areas[cpu];
+	unsigned long node_bits = (unsigned long)PAGE_NID_MASK << PAGE_NID_SHIFT;
+	unsigned long want = PG_slab;
+	unsigned long mask = PG_slab;
+
+	if (slab_numa_mode != SLAB_NUMA_BLIND) {
+		want |= (unsigned long)p->numa_mem << PAGE_NID_SHIFT;
+		mask |= node_bits;
+	}
+	/* Both always hold PG_slab, so a reader that sees one old and one
+	 * new word still takes only slab pages (and, at worst, sends a local
+	 * object the slow way once). */
+	WRITE_ONCE(p->slab_free_flags_want, want);
+	WRITE_ONCE(p->slab_free_flags_mask, mask);
+}
+
+void slab_set_numa_mode(enum slab_numa_mode mode)
+{
+	struct kmem_cache *s;
+	unsigned int cpu;
+
+	if (mode >= NR_SLAB_NUMA_MODES)
+		return;
+	WRITE_ONCE(slab_numa_mode, mode);
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		slab_numa_cpu_update(cpu);
+	/* What the sheaves and barns hold was chosen under the old rules.
+	 * Caches are never destroyed while a test switches modes (the
+	 * tests and the benchmark own the caches they make). */
+	list_for_each_entry(s, &slab_caches, list)
+		flush_all_sheaves(s);
 }

@@ -3,12 +3,14 @@
  * struct kmem_cache, the per-node and per-CPU parts, sheaves, statistics,
  * and the calls between the three files.
  *
- * Shape of a cache (one node in this kernel, node 0):
+ * Shape of a cache (one entry of node[] per possible node, include/numa.h):
  *
  *   kmem_cache
- *     node
- *       barn             full and empty sheaves, barn->lock     (sheaf.c)
- *       partial, full    slab lists, list_lock                 (slab.c)
+ *     node[nid]
+ *       barn             full and empty sheaves of the CPUs of node nid
+ *                        (memoryless nodes included), barn->lock (sheaf.c)
+ *       partial, full    slabs whose memory is on node nid, list_lock
+ *                                                              (slab.c)
  *     cpu_sheaves[cpu]   main + spare sheaf, local_trylock_t   (sheaf.c),
  *                        one cache line per possible CPU, last
  *
@@ -24,6 +26,11 @@
  *   - a slab is on `partial` when 0 < inuse < objects or it is one of the
  *     empty slabs kept (inuse == 0), on `full` when inuse == objects.
  *   - objects in sheaves count as in use by their slabs.
+ *   - a slab is on the lists of the node its pages are on (page_to_nid());
+ *     a CPU's sheaves trade only with its own node's barn.
+ *   - slab_numa_mode (include/slab.h) says which objects a sheaf may hold;
+ *     with SLAB_NUMA_STRICT every object in a CPU's sheaves and in its
+ *     node's barn is from that CPU's memory node (numa_mem_id()).
  */
 #ifndef MM_SLAB_INTERNAL_H
 #define MM_SLAB_INTERNAL_H
@@ -32,6 +39,7 @@
 #include <kasan.h>
 #include <list.h>
 #include <mm.h>
+#include <mmzone.h>
 #include <mm_points.h>
 #include <rcupdate.h>
 #include <rseq.h>
@@ -158,7 +166,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 8
+#define KMEM_CACHE_PAD_TO_LINE 48
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -188,7 +196,7 @@ struct kmem_cache {
 	unsigned long random;      /* free pointer hardening */
 	int refcount;              /* 0 once destroyed */
 	struct list_head list;     /* slab_caches */
-	struct kmem_cache_node node;
+	struct kmem_cache_node node[MAX_NUMNODES];
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
 	/* Sheaves, objects and slabs of this cache handed to call_rcu() whose
 	 * callback has not finished (atomic; the callback's last store):
@@ -271,8 +279,26 @@ static inline void slab_rcu_pending_dec(struct kmem_cache *s)
 
 static inline struct kmem_cache_node *get_node(struct kmem_cache *s, int nid)
 {
-	(void)nid;  /* one node: node 0 */
-	return &s->node;
+	return &s->node[nid];
+}
+
+/* The node a slab's memory is on (any page of it: all carry the node). */
+static inline int slab_nid(const struct page *slab)
+{
+	return page_to_nid(slab);
+}
+
+/*
+ * Must a free of object (from this CPU) skip the sheaves?  Under Linux's
+ * rules and the strict mode, an object from another node than this CPU's
+ * memory node goes back to its own slab (its node's list_lock), so sheaves
+ * and barns keep local objects.  kfree()'s inline fast path asks the same
+ * question through struct percpu's slab_free_flags (slab_fast_free_cache()).
+ */
+static inline bool slab_free_skips_sheaves(const void *object)
+{
+	return slab_numa_mode != SLAB_NUMA_BLIND &&
+	       page_to_nid(virt_to_page(object)) != numa_mem_id();
 }
 
 static inline bool cache_has_sheaves(const struct kmem_cache *s)
@@ -492,8 +518,12 @@ static __always_inline struct kmem_cache *slab_fast_free_cache(
 		return NULL;
 	page = virt_to_page_covered(object);
 	/* A plain read: a page changes PG_slab only while no object of it
-	 * is out, so a valid free never races with the change. */
-	if (unlikely(!(page->flags & PG_slab)))
+	 * is out, so a valid free never races with the change.  The mask and
+	 * the value (struct percpu) both hold PG_slab, and this CPU's memory
+	 * node when remote objects skip the sheaves (slab_free_skips_sheaves()):
+	 * such an object takes the full path, which finds its cache and node. */
+	if (unlikely((page->flags & this_cpu_read(slab_free_flags_mask)) !=
+		     this_cpu_read(slab_free_flags_want)))
 		return NULL;
 	s = page->slab_cache;
 	if (unlikely(!slab_object_start(s, page, object)))
@@ -629,8 +659,13 @@ static inline void *deferred_link_decode(const struct kmem_cache *s,
 }
 
 /* ---- slab.c: the slab layer, any context that may spin ---- */
-/* Take up to nr objects from slabs into p; returns how many. */
-unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp,
+/*
+ * Take up to nr objects from slabs into p; returns how many.  node is the
+ * node wanted (NUMA_NO_NODE: this CPU's memory node); other nodes serve
+ * what it cannot unless gfp has __GFP_THISNODE or the mode is strict
+ * (slab_node_fallback_allowed()).
+ */
+unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
 			       unsigned int nr, void **p, unsigned long caller);
 /* Give nr objects back to their slabs. */
 void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
@@ -643,6 +678,10 @@ bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller);
 /* kmem_cache_alloc()/kmem_cache_free() with an explicit caller. */
 void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
+/* kmem_cache_alloc_node() with an explicit caller: NUMA_NO_NODE is
+ * slab_alloc_caller(); a node follows slab_numa_mode's rules. */
+void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
+			     unsigned long caller);
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
 void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	      const char *fmt, ...) __printf(4, 5);
@@ -659,8 +698,8 @@ struct slab_track *slab_object_tracks(const struct kmem_cache *s,
 /* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was
  * held, false when there was no memory.  No counter is bumped here. */
-void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, bool *busy,
-			unsigned long caller);
+void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
+			bool *busy, unsigned long caller);
 /* Free object to s from any context; never loses it (deferred free). */
 void slab_free_nolock(struct kmem_cache *s, void *object,
 		      unsigned long caller);
@@ -725,6 +764,8 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin);
 void flush_rcu_sheaves(struct kmem_cache *s);
 /* Any context (trylocks only, never allocates); *busy: sheaf lock held. */
 void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy);
+/* The top object of main if it is from node (trylock; *busy if held). */
+void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy);
 bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
 
 /* The test hooks that were here are interleaving points now: mm_point()

@@ -47,9 +47,11 @@
 #include <irq_work.h>
 #include <memlayout.h>
 #include <nmi.h>
+#include <numa.h>
 #include <printk.h>
 #include <rcupdate.h>
 #include <slab.h>
+#include <numa.h>
 #include <smp.h>
 #include <string.h>
 #include <watchdog.h>
@@ -167,6 +169,7 @@ void ap_start64(void)
 		__atomic_fetch_add(&apic_id_mismatches, 1, __ATOMIC_RELAXED);
 		this_cpu()->apic_id = id;
 	}
+	numa_cpu_online(cpu, id);        /* its node, before it allocates */
 	apic_timer_start_periodic();
 	this_cpu()->online = true;
 	__atomic_store_n(&ap_alive, (int)cpu, __ATOMIC_RELEASE);

@@ -49,9 +49,9 @@
  *
  * FRESH STATE.  Each input boots its own allocator: memblock is given one
  * RAM range over the arena (allocated once and kept, so there is no leak
- * between inputs), mm_init_node() builds the memmap and the buddy, and
+ * between inputs), mm_init_nodes() builds the memmap and the buddy, and
  * kmem_cache_init() the slab; the end tears it all down (slab_host_reset(),
- * mm_exit_node()), as tests/host/mm_arena.h does for the unit tests.
+ * mm_exit_nodes()), as tests/host/mm_arena.h does for the unit tests.
  *
  * FUZZ_PLANTED_BUG: a build that must fail (make test proves it does).  A
  * shim between this program and mm/ hands out, once, a live object a
@@ -185,7 +185,7 @@ static const char *const cache_names[FUZZ_MAX_CACHES] = {
 };
 
 static uint8_t *arena;
-static struct pglist_data fuzz_pgdat;
+static struct pglist_data fuzz_pgdat[MAX_NUMNODES];
 static struct kunit fuzz_test = { .name = "fuzz_mm" };
 static unsigned long free_pages_at_start;
 
@@ -1266,8 +1266,8 @@ static void boot(struct fuzz_input *in)
 	host_direct_map_base = (unsigned long)arena - FUZZ_ARENA_PHYS;
 	memblock_reset();
 	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
-	if (!mm_init_node(0, &fuzz_pgdat))
-		fuzz_fail("mm_init_node() failed");
+	if (!mm_init_nodes(fuzz_pgdat))
+		fuzz_fail("mm_init_nodes() failed");
 	kmem_cache_init(slub_debug_options[debug % ARRAY_SIZE(slub_debug_options)]);
 	__atomic_store_n(&kunit_current_test, &fuzz_test, __ATOMIC_RELEASE);
 	kmem_cache_shrink_all();
@@ -1323,7 +1323,7 @@ static void teardown(void)
 		    now, free_pages_at_start, (long)(free_pages_at_start - now));
 	__atomic_store_n(&kunit_current_test, NULL, __ATOMIC_RELEASE);
 	slab_host_reset();
-	mm_exit_node(0);
+	mm_exit_nodes();
 	mem_map = NULL;
 	mem_map_base_pfn = mem_map_end_pfn = 0;
 	memblock_reset();

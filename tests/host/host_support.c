@@ -34,6 +34,7 @@
 #include <ucontext.h>
 
 __thread unsigned int host_cpu_id;
+struct percpu percpu_areas[NR_CPUS];
 __thread unsigned int host_nmi_nesting;
 __thread unsigned int host_irq_nesting;
 __thread unsigned long host_irq_flags = RFLAGS_IF;

@@ -4,7 +4,7 @@
  * The arena plays physical memory from `phys` on: host_direct_map_base is
  * set so that phys_to_virt(phys) is the arena's first byte.  A test feeds a
  * crafted firmware map to memblock (addresses inside the arena), then
- * mm_init_node() builds the memmap (inside the arena, from memblock) and
+ * mm_init_nodes() builds the memmap (inside the arena, from memblock) and
  * the buddy exactly as the kernel does at boot.  arena_exit() forgets the
  * node and frees the arena; suites call it from their exit hook so a
  * failed assertion never leaks the arena into the next case.
@@ -15,6 +15,7 @@
 #include <kunit.h>
 #include <memblock.h>
 #include <mmzone.h>
+#include <numa.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ struct arena {
 	void *mem;
 	u64 phys;
 	u64 size;
-	struct pglist_data pgdat;
+	struct pglist_data pgdat[MAX_NUMNODES];
 };
 
 static struct arena test_arena;
@@ -42,21 +43,34 @@ static inline void arena_map_memory(struct arena *a, u64 phys, u64 size)
 	memblock_reset();
 }
 
-/* Bytes of memmap mm_init_node() will take for RAM [start, end). */
+/* Bytes of memmap mm_init_nodes() will take for RAM [start, end). */
 static inline u64 arena_memmap_bytes(u64 start, u64 end)
 {
 	return ALIGN_UP(((end - start) >> PAGE_SHIFT) * sizeof(struct page),
 			PAGE_SIZE);
 }
 
+/* numa_firmware as the test set it (one node when it did not). */
 static inline bool arena_boot(struct arena *a)
 {
-	return mm_init_node(0, &a->pgdat);
+	unsigned int cpu;
+
+	numa_init();
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		numa_cpu_online(cpu, cpu);
+	return mm_init_nodes(a->pgdat);
 }
 
 static inline void arena_exit(struct arena *a)
 {
-	mm_exit_node(0);
+	unsigned int cpu;
+
+	mm_exit_nodes();
+	memset(&numa_firmware, 0, sizeof(numa_firmware));
+	numa_init();
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		numa_cpu_online(cpu, cpu);
+	numa_stat_reset();
 	mem_map = NULL;
 	mem_map_base_pfn = mem_map_end_pfn = 0;
 	free(a->mem);
@@ -76,7 +90,7 @@ static inline void arena_suite_exit(struct kunit *test)
 
 static inline struct zone *arena_zone(enum zone_type z)
 {
-	return &test_arena.pgdat.node_zones[z];
+	return &test_arena.pgdat[0].node_zones[z];
 }
 
 #endif

@@ -116,7 +116,7 @@ static void nmi_action(void)
 	 * allocation (sheaf first, under the trylock) does the same. */
 	run.got = call_uses_kmalloc(run.call)
 		? kmalloc_nolock(RSEQ_OBJECT_SIZE, 0, NUMA_NO_NODE)
-		: slab_alloc_nolock(run.s, 0, &busy, _THIS_IP_);
+		: slab_alloc_nolock(run.s, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 	host_nmi_nesting--;
 }
 

@@ -163,7 +163,7 @@ static void kfree_rcu_fills_the_rcu_free_sheaf(struct kunit *test)
 
 static void rcu_free_sheaf_comes_back_through_the_barn(struct kunit *test)
 {
-	struct node_barn *barn = &rt_cache->node.barn;
+	struct node_barn *barn = &get_node(rt_cache, numa_node_id())->barn;
 	struct rt_obj *o[RT_CAP];
 	unsigned long refills, slow;
 	unsigned int i, full;
@@ -322,7 +322,7 @@ static void mm_check_sees_rcu_free_objects_as_held(struct kunit *test)
 	KUNIT_EXPECT_GT(test, slab_cache_check(rt_cache), 0);
 	mm_check_quiet = false;
 	/* Mend: take it out of the slab again, out of the sheaf too. */
-	KUNIT_EXPECT_EQ(test, __slab_alloc_bulk(rt_cache, GFP_KERNEL, 1, &p, 0), 1);
+	KUNIT_EXPECT_EQ(test, __slab_alloc_bulk(rt_cache, GFP_KERNEL, NUMA_NO_NODE, 1, &p, 0), 1);
 	rt_cache->cpu_sheaves[0].rcu_free->size--;
 	kmem_cache_free(rt_cache, p);
 	EXPECT_CACHE_OK(test, rt_cache);

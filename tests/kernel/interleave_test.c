@@ -451,7 +451,7 @@ static void nmi_calls(void)
 	bool busy;
 	void *p;
 
-	p = slab_alloc_nolock(s, 0, &busy, _THIS_IP_);
+	p = slab_alloc_nolock(s, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 	live_add(p);
 	il.got_obj[0] = p;
 	il.got_cache[0] = s;
@@ -561,9 +561,10 @@ static bool allocator_lock_held(void)
 	int nid;
 
 	list_for_each_entry(s, &slab_caches, list)
-		if (spin_is_locked(&s->node.list_lock) ||
-		    spin_is_locked(&s->node.barn.lock))
-			return true;
+		for (nid = 0; nid < MAX_NUMNODES; nid++)
+			if (spin_is_locked(&get_node(s, nid)->list_lock) ||
+			    spin_is_locked(&get_node(s, nid)->barn.lock))
+				return true;
 	for (nid = 0; nid < MAX_NUMNODES; nid++) {
 		if (!NODE_DATA(nid))
 			continue;
@@ -892,7 +893,7 @@ static void body_nolock_private(void)
 	bool busy;
 
 	for (i = 0; i < n; i++) {
-		objs[i] = slab_alloc_nolock(il.s, 0, &busy, _THIS_IP_);
+		objs[i] = slab_alloc_nolock(il.s, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 		live_add(objs[i]);
 	}
 	for (i = 0; i < n; i++) {
@@ -1003,7 +1004,7 @@ static void body_deferred(void)
 	/* Use up the partial slabs, then one object from a fresh slab. */
 	while (n->nr_partial && i < IL_MAX_LIVE / 2)
 		objs[i++] = obj_alloc(il.s, GFP_KERNEL);
-	objs[i] = slab_alloc_nolock(il.s, 0, &busy, _THIS_IP_);
+	objs[i] = slab_alloc_nolock(il.s, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 	live_add(objs[i++]);
 	nr = i;
 	/* Frees with list_lock held: parked on the deferred list. */
@@ -1168,21 +1169,28 @@ static const struct il_scenario il_scenarios[] = {
 static bool cache_holds_sheaves(struct kmem_cache *s)
 {
 	unsigned int cpu;
+	int nid;
 
 	for_each_possible_cpu(cpu)
 		if (s->cpu_sheaves[cpu].main != &bootstrap_sheaf ||
 		    s->cpu_sheaves[cpu].spare)
 			return true;
-	return s->node.barn.nr_full || s->node.barn.nr_empty;
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		if (get_node(s, nid)->barn.nr_full ||
+		    get_node(s, nid)->barn.nr_empty)
+			return true;
+	return false;
 }
 
 static bool cache_keeps_empty_slabs(struct kmem_cache *s)
 {
 	struct page *slab;
+	int nid;
 
-	list_for_each_entry(slab, &s->node.partial, lru)
-		if (!slab->inuse)
-			return true;
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		list_for_each_entry(slab, &get_node(s, nid)->partial, lru)
+			if (!slab->inuse)
+				return true;
 	return false;
 }
 

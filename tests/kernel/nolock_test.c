@@ -656,7 +656,7 @@ static void alloc_from_hook_cache(void)
 {
 	bool busy;
 
-	hook_object = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+	hook_object = slab_alloc_nolock(hook_cache, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 	if (hook_took_lock) {
 		spin_unlock(&get_node(hook_cache, 0)->list_lock);
 		hook_took_lock = false;
@@ -715,7 +715,7 @@ static bool busy_answer;
 
 static void alloc_from_hook_cache_busy(void)
 {
-	hook_object = slab_alloc_nolock(hook_cache, 0, &busy_answer,
+	hook_object = slab_alloc_nolock(hook_cache, 0, NUMA_NO_NODE, &busy_answer,
 					_THIS_IP_);
 }
 
@@ -825,7 +825,7 @@ static void debug_cache_calls(void)
 {
 	bool busy;
 
-	debug_object = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+	debug_object = slab_alloc_nolock(hook_cache, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 	kfree_nolock(parked[0]);
 }
 
@@ -883,7 +883,7 @@ static void nmi_alloc_one(void)
 {
 	bool busy;
 
-	nmi_got = slab_alloc_nolock(hook_cache, 0, &busy, _THIS_IP_);
+	nmi_got = slab_alloc_nolock(hook_cache, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
 }
 
 static void nmi_at_hook(enum mm_point where, void *s)
@@ -1084,7 +1084,7 @@ static bool debug_nmi_busy;
 static void debug_nmi_free_then_alloc(void)
 {
 	kfree_nolock(debug_nmi_free);
-	debug_nmi_got = slab_alloc_nolock(debug_nmi_cache, 0, &debug_nmi_busy,
+	debug_nmi_got = slab_alloc_nolock(debug_nmi_cache, 0, NUMA_NO_NODE, &debug_nmi_busy,
 					  _THIS_IP_);
 }
 

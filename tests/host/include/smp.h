@@ -32,6 +32,16 @@ static inline bool in_task(void) { return !in_nmi() && !in_irq(); }
 /* No exception handlers on the host. */
 static inline bool in_exception(void) { return false; }
 
+/* The kernel's struct percpu, the fields mm/ reads (include/smp.h). */
+struct percpu {
+	int numa_node;
+	int numa_mem;
+	unsigned long slab_free_flags_mask;
+	unsigned long slab_free_flags_want;
+};
+extern struct percpu percpu_areas[NR_CPUS];
+#define this_cpu_read(field) (percpu_areas[host_cpu_id].field)
+
 #define DEFINE_PER_CPU(type, name) type name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name) extern type name[NR_CPUS]
 #define per_cpu(name, cpu) ((name)[cpu])
