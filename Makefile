@@ -163,7 +163,10 @@ HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
 # mm/ calls into RCU (kfree_rcu(), mm/slab_rcu.c): every program built
 # from mm/ links kernel/rcu.c too.
 MM_RCU_SRCS := kernel/rcu.c
-HOST_MM_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) $(wildcard tests/host/test_mm_*.c)
+# arch/x86_64/srat.c (the SRAT and SLIT parsers) is portable C that
+# fills mm's struct numa_topology: its tests (test_mm_srat.c) run here.
+HOST_MM_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) arch/x86_64/srat.c \
+	$(wildcard tests/host/test_mm_*.c)
 HOST_RCU_SRCS := kernel/rcu.c tests/host/test_rcu.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_lib.c tests/host/test_params.c \

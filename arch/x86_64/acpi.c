@@ -22,11 +22,13 @@
  * any failure leaves acpi_madt_info.valid false with one clear line.
  * `acpi=off` on the command line takes that path on purpose.
  *
- * One NUMA node.  The kernel has node 0 only (mm/: NODE_DATA(0)); every
- * CPU and every range of RAM is used as node 0's.  When the SRAT ("SRAT",
- * ACPI 6.5, 5.2.16) describes more than one proximity domain, acpi_init()
- * says so in a line per other domain, with its memory and CPUs, instead of
- * flattening them in silence.
+ * NUMA: the SRAT ("SRAT", ACPI 6.5, 5.2.16: which proximity domain each
+ * CPU and each range of memory is in) and the SLIT ("SLIT", 5.2.17: the
+ * distances between domains) are read into numa_firmware by srat.c, which
+ * checks each table on its own and refuses it whole, with one line, when
+ * it is malformed.  acpi_init() only finds them and says in a line what
+ * was read; whether the kernel runs that topology or one node is
+ * mm/numa.c's decision (numa_init(), against the memory map).
  *
  * Tables are read through the direct map (everything below 4 GiB is in
  * it, whatever its memory type).  Runs once, on the boot CPU, before the
@@ -34,10 +36,12 @@
  */
 #include <kernel.h>
 #include <memlayout.h>
+#include <numa.h>
 #include <printk.h>
 #include <string.h>
 #include "acpi.h"
 #include "multiboot2.h"
+#include "srat.h"
 #include "../../kernel/params.h"
 
 #define RSDP_SIGNATURE      "RSD PTR "
@@ -141,52 +145,6 @@ struct madt_x2apic_nmi {
 	u8 lint;
 	u8 reserved[3];
 } __packed;
-
-/* The SRAT (ACPI 6.5, 5.2.16): the header, 12 reserved bytes, entries. */
-#define SRAT_RESERVED_BYTES      12
-#define SRAT_CPU_AFFINITY        0   /* table 5.62 */
-#define SRAT_MEMORY_AFFINITY     1   /* table 5.64 */
-#define SRAT_X2APIC_AFFINITY     2   /* table 5.66 */
-#define SRAT_ENABLED             (1u << 0)
-#define SRAT_MAX_DOMAINS         8   /* domains told apart; more are summed */
-
-struct srat_cpu_affinity {
-	struct madt_entry h;
-	u8 domain_lo;          /* bits 0-7 of the proximity domain */
-	u8 apic_id;
-	u32 flags;
-	u8 sapic_eid;
-	u8 domain_hi[3];       /* bits 8-31 */
-	u32 clock_domain;
-} __packed;
-
-struct srat_memory_affinity {
-	struct madt_entry h;
-	u32 domain;
-	u16 reserved1;
-	u64 base;
-	u64 length;
-	u32 reserved2;
-	u32 flags;
-	u64 reserved3;
-} __packed;
-
-struct srat_x2apic_affinity {
-	struct madt_entry h;
-	u16 reserved1;
-	u32 domain;
-	u32 x2apic_id;
-	u32 flags;
-	u32 clock_domain;
-	u32 reserved2;
-} __packed;
-
-/* What the SRAT says a proximity domain holds. */
-struct srat_domain {
-	u32 domain;
-	u64 memory;            /* bytes of enabled memory ranges */
-	unsigned int nr_cpus;  /* enabled CPUs */
-};
 
 struct acpi_madt_info acpi_madt_info;
 
@@ -449,87 +407,43 @@ u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
 	return irq;   /* ISA IRQs are identity-mapped unless overridden */
 }
 
-static struct srat_domain *srat_domain(struct srat_domain *d,
-					unsigned int *nr, u32 domain)
-{
-	unsigned int i;
-
-	for (i = 0; i < *nr; i++)
-		if (d[i].domain == domain)
-			return &d[i];
-	if (*nr == SRAT_MAX_DOMAINS)
-		return &d[SRAT_MAX_DOMAINS - 1];   /* the rest, summed */
-	d[*nr].domain = domain;
-	d[*nr].memory = 0;
-	d[*nr].nr_cpus = 0;
-	return &d[(*nr)++];
-}
-
 /*
- * Read the SRAT's proximity domains; if there is more than one, say in a
- * line each what this kernel, with node 0 only, does with the others'
- * memory and CPUs.  The boot CPU's domain is the one called node 0.
+ * The NUMA topology: the SRAT into numa_firmware, then, if it was
+ * accepted, the SLIT on top of it.  Each says in one line what it found;
+ * a table refused says why itself (srat.c).  Whether the kernel runs that
+ * topology is mm/numa.c's decision (numa_init()).
  */
-static void report_numa(const struct acpi_table_header *srat, u32 boot_apic_id)
+static void acpi_read_numa(const struct acpi_table_header *sdt,
+			   size_t entry_size)
 {
-	static struct srat_domain d[SRAT_MAX_DOMAINS];
-	const u8 *p = (const u8 *)srat + sizeof(*srat) + SRAT_RESERVED_BYTES;
-	const u8 *end = (const u8 *)srat + srat->length;
-	unsigned int nr = 0, i;
-	u32 boot_domain = 0;
+	const struct acpi_table_header *srat, *slit;
+	struct numa_topology *t = &numa_firmware;
 
-	while (p + sizeof(struct madt_entry) <= end) {
-		const struct madt_entry *e = (const struct madt_entry *)p;
-
-		if (e->length < sizeof(*e) || p + e->length > end)
-			break;
-		if (e->type == SRAT_CPU_AFFINITY &&
-		    e->length >= sizeof(struct srat_cpu_affinity)) {
-			const struct srat_cpu_affinity *c = (const void *)e;
-			u32 dom = c->domain_lo | (u32)c->domain_hi[0] << 8 |
-				  (u32)c->domain_hi[1] << 16 |
-				  (u32)c->domain_hi[2] << 24;
-
-			if (c->flags & SRAT_ENABLED) {
-				srat_domain(d, &nr, dom)->nr_cpus++;
-				if (c->apic_id == boot_apic_id)
-					boot_domain = dom;
-			}
-		} else if (e->type == SRAT_X2APIC_AFFINITY &&
-			   e->length >= sizeof(struct srat_x2apic_affinity)) {
-			const struct srat_x2apic_affinity *c = (const void *)e;
-
-			if (c->flags & SRAT_ENABLED) {
-				srat_domain(d, &nr, c->domain)->nr_cpus++;
-				if (c->x2apic_id == boot_apic_id)
-					boot_domain = c->domain;
-			}
-		} else if (e->type == SRAT_MEMORY_AFFINITY &&
-			   e->length >= sizeof(struct srat_memory_affinity)) {
-			const struct srat_memory_affinity *m = (const void *)e;
-
-			if ((m->flags & SRAT_ENABLED) && m->length)
-				srat_domain(d, &nr, m->domain)->memory +=
-					m->length;
-		}
-		p += e->length;
-	}
-	if (nr <= 1)
+	srat = find_table(sdt, entry_size, "SRAT");
+	if (!srat) {
+		pr_info("numa: no SRAT: one node\n");
 		return;
-	for (i = 0; i < nr; i++) {
-		if (d[i].domain == boot_domain)
-			continue;
-		pr_warn("numa: the SRAT describes %u nodes, this kernel has one (node 0, the boot CPU's proximity domain %u): domain %u's %lu MiB of memory and %u CPU%s are used as node 0's, with no NUMA placement\n",
-			nr, boot_domain, d[i].domain,
-			(unsigned long)(d[i].memory >> 20), d[i].nr_cpus,
-			d[i].nr_cpus == 1 ? "" : "s");
 	}
+	if (!acpi_parse_srat(srat, srat->length, t))
+		return;
+	pr_info("numa: SRAT: %u node%s, %u memory range%s, %u CPU%s\n",
+		t->nr_nodes, t->nr_nodes == 1 ? "" : "s",
+		t->nr_memblks, t->nr_memblks == 1 ? "" : "s",
+		t->nr_cpus, t->nr_cpus == 1 ? "" : "s");
+	slit = find_table(sdt, entry_size, "SLIT");
+	if (!slit) {
+		pr_info("numa: no SLIT: default distances\n");
+		return;
+	}
+	if (acpi_parse_slit(slit, slit->length, t))
+		pr_info("numa: SLIT: distances read for %u domain%s\n",
+			t->nr_nodes, t->nr_nodes == 1 ? "" : "s");
 }
 
 void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 {
 	const struct acpi_rsdp *rsdp;
-	const struct acpi_table_header *sdt = NULL, *madt, *srat;
+	const struct acpi_table_header *sdt = NULL, *madt;
 	const char *source = "nowhere";
 	size_t entry_size = 4;
 
@@ -564,9 +478,7 @@ void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 		return;
 	}
 	acpi_madt_info.source = source;
-	srat = find_table(sdt, entry_size, "SRAT");
-	if (srat)
-		report_numa(srat, boot_apic_id);
+	acpi_read_numa(sdt, entry_size);
 	if (acpi_madt_info.nr_cpus_over_limit)
 		pr_warn("acpi: %u enabled CPU%s skipped: this kernel runs at most NR_CPUS = %u CPUs (the boot CPU, APIC id %u, among them)\n",
 			acpi_madt_info.nr_cpus_over_limit,
