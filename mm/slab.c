@@ -1069,7 +1069,8 @@ static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
 	if (!object && !*busy && NODE_DATA(preferred))
 		object = slab_alloc_new_nolock(s, gfp | __GFP_THISNODE,
 					       preferred, busy, caller);
-	if (object || !slab_node_fallback_allowed(gfp))
+	/* A held lock here answers "busy", not "try another node". */
+	if (object || *busy || !slab_node_fallback_allowed(gfp))
 		return object;
 	fallback = node_fallback(preferred);
 	for (i = 0; !object && fallback[i] != NUMA_NO_NODE; i++)

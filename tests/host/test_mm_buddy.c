@@ -283,19 +283,25 @@ static void fast_path_takes_the_zone_gfp_asks_for(struct kunit *test)
 }
 
 /*
- * alloc_pages_node() of a node that is not there (NUMA_NO_NODE, the ends
- * of an int, a slot of node_data[] with no node): NULL, whatever the
- * order; the fast path must not index node_data[] with it first.
+ * alloc_pages_node() of a node that is not there (the ends of an int,
+ * numbers below NUMA_NO_NODE, a slot of node_data[] with no node): NULL,
+ * whatever the order; the fast path must not index node_data[] with it
+ * first.  NUMA_NO_NODE itself means this CPU's node (include/numa.h).
  */
 static void alloc_pages_node_refuses_absent_nodes(struct kunit *test)
 {
-	static const int nids[] = { NUMA_NO_NODE, -2, -2147483647 - 1, 1,
+	static const int nids[] = { -2, -2147483647 - 1, 1,
 				    MAX_NUMNODES - 1, MAX_NUMNODES,
 				    2147483647 };
+	struct page *page;
 	unsigned int i;
 
 	boot_clean_arena(test);
 	__free_pages(alloc_pages_node(0, GFP_KERNEL, 0), 0);  /* lists warm */
+	page = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, page_to_nid(page), 0);
+	__free_pages(page, 0);
 	for (i = 0; i < ARRAY_SIZE(nids); i++) {
 		KUNIT_EXPECT_NULL(test, alloc_pages_node(nids[i], GFP_KERNEL |
 							 __GFP_NOWARN, 0));
