@@ -220,29 +220,35 @@ static unsigned long deferred_pages(void)
 {
 	unsigned long n = 0;
 	unsigned int z;
+	int nid;
 
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		n += NODE_DATA(0)->node_zones[z].nr_deferred;
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		for (z = 0; NODE_DATA(nid) && z < MAX_NR_ZONES; z++)
+			n += NODE_DATA(nid)->node_zones[z].nr_deferred;
 	return n;
 }
 
-/* Take (or drop) every pcp and zone lock of this CPU on node 0, as if an
- * NMI had interrupted code holding them all.  IRQs are off meanwhile. */
+/* Take (or drop) every pcp and zone lock of this CPU on every node (a try
+ * on one node falls back to the others), as if an NMI had interrupted
+ * code holding them all.  IRQs are off meanwhile. */
 static void hold_all_locks(bool hold)
 {
 	unsigned int z, cpu = smp_processor_id();
+	int nid;
 
-	for (z = 0; z < MAX_NR_ZONES; z++) {
-		struct zone *zone = &NODE_DATA(0)->node_zones[z];
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		for (z = 0; NODE_DATA(nid) && z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
 
-		if (zone_is_empty(zone))
-			continue;
-		if (hold) {
-			spin_lock(&zone->pcp[cpu].lock);
-			spin_lock(&zone->lock);
-		} else {
-			spin_unlock(&zone->lock);
-			spin_unlock(&zone->pcp[cpu].lock);
+			if (zone_is_empty(zone))
+				continue;
+			if (hold) {
+				spin_lock(&zone->pcp[cpu].lock);
+				spin_lock(&zone->lock);
+			} else {
+				spin_unlock(&zone->lock);
+				spin_unlock(&zone->pcp[cpu].lock);
+			}
 		}
 	}
 }

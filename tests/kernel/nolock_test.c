@@ -214,21 +214,43 @@ static struct kmem_cache *victim_cache(void)
 }
 
 /*
- * The page locks are held in every zone of the node, not only the zone of
- * the test's pages: with more than 4 GiB there are two zones, and
- * try_alloc_pages() would (rightly) succeed from the other one.  Zones are
+ * The page locks are held in every zone of every node, not only the zone
+ * of the test's pages: with more than 4 GiB there are two zones, with
+ * more than one node more, and try_alloc_pages() would (rightly) succeed
+ * from another one.  Zones are
  * locked in index order; nothing else ever holds two zone locks.
  */
+/* Zone i of the list every node's zones make, node by node (the
+ * nodes with memory: a try on one node falls back to the others). */
 static struct zone *node_zone(unsigned int i)
 {
-	return &NODE_DATA(0)->node_zones[i];
+	unsigned int seen = 0;
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (!NODE_DATA(nid))
+			continue;
+		if (i < seen + MAX_NR_ZONES)
+			return &NODE_DATA(nid)->node_zones[i - seen];
+		seen += MAX_NR_ZONES;
+	}
+	return NULL;
+}
+
+static unsigned int nr_node_zones(void)
+{
+	unsigned int n = 0;
+
+	while (node_zone(n))
+		n++;
+	return n;
 }
 
 static void lock_all_zones(bool pcp, unsigned int me)
 {
-	unsigned int i;
+	unsigned int i, nr = nr_node_zones();
 
-	for (i = 0; i < MAX_NR_ZONES; i++)
+	for (i = 0; i < nr; i++)
 		spin_lock(pcp ? &node_zone(i)->pcp[me].lock : &node_zone(i)->lock);
 }
 
@@ -236,7 +258,7 @@ static void unlock_all_zones(bool pcp, unsigned int me)
 {
 	unsigned int i;
 
-	for (i = MAX_NR_ZONES; i-- > 0;)
+	for (i = nr_node_zones(); i-- > 0;)
 		spin_unlock(pcp ? &node_zone(i)->pcp[me].lock :
 				  &node_zone(i)->lock);
 }
@@ -1196,7 +1218,7 @@ static void nmi_kfree_mixed(void)
 	kfree_nolock(ZERO_SIZE_PTR);
 	mixed[3] = kmalloc_nolock(0, 0, NUMA_NO_NODE);
 	mixed[4] = kmalloc_nolock(KMALLOC_MAX_CACHE_SIZE + 1, 0, NUMA_NO_NODE);
-	mixed[5] = kmalloc_nolock(1, 0, 1);   /* no node 1 */
+	mixed[5] = kmalloc_nolock(1, 0, MAX_NUMNODES);   /* no such node */
 }
 
 static void what_may_be_passed_where(struct kunit *test)
@@ -1234,22 +1256,39 @@ static void what_may_be_passed_where(struct kunit *test)
 }
 
 /*
- * Every node number other than 0 and NUMA_NO_NODE is refused, the
- * extremes of an int included: the fast path's one-compare node test
- * must not overflow on them (a signed overflow is undefined behaviour,
- * which the host's UBSan build stops at).
+ * Every node number that is not an online node is refused, the extremes
+ * of an int included: the node test must not overflow on them (a signed
+ * overflow is undefined behaviour, which the host's UBSan build stops
+ * at).  Every online node is served (from it, or the nearest with
+ * memory: a memoryless node's request is a remote one).
  */
 static void kmalloc_nolock_refuses_every_other_node(struct kunit *test)
 {
 	static const int nodes[] = {
-		1, 2, -2, (int)(~0u >> 1), -(int)(~0u >> 1) - 1,
+		MAX_NUMNODES, -2, (int)(~0u >> 1), -(int)(~0u >> 1) - 1,
 	};
+	unsigned long refused = ARRAY_SIZE(nodes);
 	unsigned int i;
+	int nid;
 
 	stats_mark();
 	for (i = 0; i < ARRAY_SIZE(nodes); i++)
 		KUNIT_EXPECT_NULL(test, kmalloc_nolock(64, 0, nodes[i]));
-	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), ARRAY_SIZE(nodes));
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		void *p = kmalloc_nolock(64, 0, nid);
+
+		if (!node_online(nid)) {
+			KUNIT_EXPECT_NULL(test, p);
+			refused++;
+			continue;
+		}
+		KUNIT_EXPECT_NOT_NULL(test, p);
+		if (p && node_state(nid, NODE_MEMORY) &&
+		    slab_numa_mode != SLAB_NUMA_BLIND)
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)), nid);
+		kfree(p);
+	}
+	KUNIT_EXPECT_EQ(test, STAT_DELTA(obj_alloc_nomem), refused);
 }
 
 static void *bad_target;
