@@ -135,6 +135,7 @@ static void run_self_tests(void)
 	}
 	passed = kunit_run_all(param_text(PARAM_TEST), &totals);
 	slabinfo_show();                 /* what the run left in each cache */
+	numastat_show();                 /* where pages and objects came from */
 	highlights_replay();             /* the storm summary, last */
 	printk_flush_nmi();
 	qemu_exit(passed ? QEMU_EXIT_PASS : QEMU_EXIT_FAIL);

@@ -75,6 +75,54 @@ BOOT_CONFIGS = [
     for flags in ("F", "Z", "P", "U", "ZP")
 ]
 
+
+# NUMA machines (docs/numa.md): QEMU's -numa gives the SRAT (and with
+# `dist` the SLIT) the kernel reads.  (name, SMP, memory, command line,
+# QEMU options.)  Two nodes run the whole suite, the NMI storms among it;
+# the others the suites that place memory.
+def numa_opts(nodes, distances=()):
+    """QEMU options for nodes given as (CPUs or None, MiB or 0)."""
+    opts = []
+    for i, (cpus, mib) in enumerate(nodes):
+        if mib:
+            opts += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (i, mib)]
+        node = "node,nodeid=%d" % i
+        if cpus is not None:
+            node += ",cpus=%s" % cpus
+        if mib:
+            node += ",memdev=m%d" % i
+        opts += ["-numa", node]
+    for src, dst, val in distances:
+        opts += ["-numa", "dist,src=%d,dst=%d,val=%d" % (src, dst, val)]
+    return opts
+
+
+NUMA_PLACEMENT_SUITES = "numa,boot,buddy,slab*,sheaf*,nolock,mm_check*"
+NUMA_BOOT_CONFIGS = [
+    ("numa2-smp2-128M", "2", "128M", "",
+     numa_opts([("0", 64), ("1", 64)])),
+    # Asymmetric distances: each node's fallback order is its own.
+    ("numa4-slit-smp4-256M", "4", "256M", "test=" + NUMA_PLACEMENT_SUITES,
+     numa_opts([("0", 64), ("1", 64), ("2", 64), ("3", 64)],
+               [(0, 1, 15), (0, 2, 20), (0, 3, 30), (1, 2, 25), (1, 3, 20),
+                (2, 3, 15)])),
+    # Node 2 has a CPU and no memory: it allocates from its nearest node
+    # and still has a barn of its own.
+    ("numa3-memoryless-smp3-128M", "3", "128M",
+     "test=" + NUMA_PLACEMENT_SUITES,
+     numa_opts([("0", 64), ("1", 64), ("2", 0)])),
+    # Node 1 has memory and no CPU: only ever remote.
+    ("numa2-cpuless-smp2-128M", "2", "128M", "test=" + NUMA_PLACEMENT_SUITES,
+     numa_opts([("0-1", 64), (None, 64)])),
+    # The other two modes of the sheaves over two nodes.
+    ("numa2-blind-smp2-128M", "2", "128M",
+     "slab_numa=blind test=numa,slab*,sheaf*,nolock",
+     numa_opts([("0", 64), ("1", 64)])),
+    ("numa2-strict-smp4-128M", "4", "128M",
+     "slab_numa=strict test=numa,slab*,sheaf*,nolock,nmi_storm*",
+     numa_opts([("0-1", 64), ("2-3", 64)])),
+]
+
 # The same matrix for the host program of mm/, under ASan: $SLUB_DEBUG is
 # its slub_debug= (tests/host/test_mm_slab.c), the argument its test=.
 HOST_DEBUG_PROGRAM = "mm_tests"
@@ -338,10 +386,12 @@ def run_fuzzer(prog, runs, log_dir, tally, must_fail=False):
     tally.check(ok)
 
 
-def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally):
+def run_boot(kernel, name, smp, mem, cmdline, log_dir, tally,
+             extra_opts=None):
     log_path = os.path.join(log_dir, "boot-%s.log" % name)
     log, status, timed_out, secs, accel = boottest.run_boot(
-        kernel, smp, mem, cmdline, BOOT_TIMEOUT, log_path)
+        kernel, smp, mem, cmdline, BOOT_TIMEOUT, log_path,
+        extra_opts=extra_opts or [])
     reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
     report("boot:" + name, log, reasons, log_path,
            "%.1f s, %s" % (secs, accel), tally)
@@ -810,15 +860,22 @@ def run_small_memory(kernel, log_dir, tally):
 # (arch/x86_64/srat.c reads them into numa_firmware; acpi.c says in a line
 # how many nodes, memory ranges and CPUs it found) and CPUs beyond NR_CPUS
 # (the MADT's count) each get a line saying what is done with them.
-# (name, SMP, memory, QEMU options, lines that must be there.)
-NUMA_OPTS = ["-object", "memory-backend-ram,id=m0,size=64M",
-             "-object", "memory-backend-ram,id=m1,size=64M",
-             "-numa", "node,nodeid=0,cpus=0,memdev=m0",
-             "-numa", "node,nodeid=1,cpus=1,memdev=m1"]
+# (name, SMP, memory, QEMU options, lines that must be there, and
+# optionally words for the command line.)
+NUMA_OPTS = numa_opts([("0", 64), ("1", 64)])
 DROP_CHECKS = [
     # Node 0's memory is two ranges: QEMU leaves out 640 KiB to 1 MiB.
+    # Each node's free memory and numastat are in the log.
     ("numa-2-nodes", "2", "128M", NUMA_OPTS,
-     ["numa: SRAT: 2 nodes, 3 memory ranges, 2 CPUs"]),
+     ["numa: SRAT: 2 nodes, 3 memory ranges, 2 CPUs",
+      "numa: 2 nodes from the SRAT",
+      "numa: node 1 (proximity domain 1): 63 MiB of RAM, APIC ids {1}",
+      "mm: node 0: ", "mm: node 1: ",
+      "numastat: node 1 pages   numa_hit "]),
+    # numa=off: the SRAT is read, and one node used all the same.
+    ("numa-off", "2", "128M", NUMA_OPTS,
+     ["numa: off (command line): one node, all memory and every CPU",
+      "mm: node 0: "], "numa=off"),
     ("smp70", "70", "128M", [],
      ["acpi: 6 enabled CPUs skipped: this kernel runs at most NR_CPUS = 64 "
       "CPUs", "smp: 64 CPUs online"]),
@@ -827,10 +884,12 @@ DROP_CHECK_FILTER = "test=boot.text_is_executable_and_read_only"
 
 
 def run_drop_checks(kernel, log_dir, tally):
-    for name, smp, mem, opts, expect in DROP_CHECKS:
+    for check in DROP_CHECKS:
+        name, smp, mem, opts, expect = check[:5]
+        words = " ".join(check[5:] + (DROP_CHECK_FILTER,))
         log_path = os.path.join(log_dir, "harness-%s.log" % name)
         log, status, timed_out, secs, _ = boottest.run_boot(
-            kernel, smp, mem, DROP_CHECK_FILTER, BOOT_TIMEOUT, log_path,
+            kernel, smp, mem, words, BOOT_TIMEOUT, log_path,
             extra_opts=opts)
         with open(log_path, errors="replace") as f:
             text = f.read()
@@ -1046,6 +1105,10 @@ def main():
             run_boot(a.kernel, name, smp, mem,
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally)
+        for name, smp, mem, cmdline, opts in NUMA_BOOT_CONFIGS:
+            run_boot(a.kernel, name, smp, mem,
+                     " ".join(x for x in (cmdline, a.cmdline) if x),
+                     a.log_dir, tally, extra_opts=opts)
         run_bad_options(a.kernel, a.log_dir, tally)
         run_small_memory(a.kernel, a.log_dir, tally)
         run_drop_checks(a.kernel, a.log_dir, tally)
