@@ -275,6 +275,56 @@ static void remote_free_follows_the_mode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
 
+/* ---- kfree_rcu() and kfree_nolock() of another node's object ---- */
+
+struct rcu_remote_object {
+	struct rcu_head rcu;
+	char payload[NUMA_TEST_OBJECT_SIZE];
+};
+
+static void kfree_rcu_there(void *info)
+{
+	struct rcu_remote_object *o = info;
+
+	kfree_rcu(o, rcu);
+}
+
+static void kfree_nolock_there(void *info)
+{
+	kfree_nolock(info);
+}
+
+/* The object's cache is found whatever its node: a remote object is no
+ * "pointer kmalloc never returned", in any mode. */
+static void remote_kfree_rcu_and_nolock_are_taken(struct kunit *test)
+{
+	enum slab_numa_mode saved = slab_numa_mode, mode;
+	unsigned long reports = slab_reports;
+	unsigned int a, b;
+
+	if (!two_cpus_two_memory_nodes(&a, &b))
+		kunit_skip(test, "needs two CPUs with different memory nodes");
+	for (mode = 0; mode < NR_SLAB_NUMA_MODES; mode++) {
+		struct rcu_remote_object *o;
+		void *p;
+
+		slab_set_numa_mode(mode);
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
+		p = kmalloc(NUMA_TEST_OBJECT_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, o);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_ASSERT_EQ(test, smp_call_function_single(b,
+				kfree_rcu_there, o, true), 0);
+		KUNIT_ASSERT_EQ(test, smp_call_function_single(b,
+				kfree_nolock_there, p, true), 0);
+		kvfree_rcu_barrier();
+		slab_deferred_flush_all();
+	}
+	slab_set_numa_mode(saved);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
 /* kfree()'s inline fast path asks the same question as the full path:
  * the per-CPU flags follow the mode. */
 static void fast_free_flags_follow_the_mode(struct kunit *test)
@@ -348,6 +398,7 @@ static struct kunit_case numa_cases[] = {
 	KUNIT_CASE(pages_come_from_the_node_asked),
 	KUNIT_CASE(objects_come_from_the_node_asked),
 	KUNIT_CASE(remote_free_follows_the_mode),
+	KUNIT_CASE(remote_kfree_rcu_and_nolock_are_taken),
 	KUNIT_CASE(fast_free_flags_follow_the_mode),
 	KUNIT_CASE(memoryless_node_cpus_use_the_nearest),
 	{}
