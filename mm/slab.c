@@ -1702,7 +1702,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 		/* Each an object's first byte in a slab of s, as the free fast
 		 * paths ask; in an NMI one at a time too: kmem_cache_free()
 		 * takes the any-context path there, the batch paths spin. */
-		if (slab_fast_free_cache(p[i]) != s || in_nmi()) {
+		if (slab_object_cache(p[i]) != s || in_nmi()) {
 			/* Something odd in the batch: one at a time. */
 			for (i = 0; i < nr; i++)
 				kmem_cache_free(s, p[i]);

@@ -502,11 +502,39 @@ static __always_inline bool slab_object_start(const struct kmem_cache *s,
 }
 
 /*
- * For kfree() and kfree_nolock(): the cache of object when it is an
- * object's first byte in a slab, else NULL (NULL, ZERO_SIZE_PTR, large
- * kmalloc blocks, pointers into an object or outside the memmap), and the
- * caller takes its full path, which tells those apart.  The page it lies
- * in names its cache directly (setup_slab() writes it in every page).
+ * The cache of object when it is an object's first byte in a slab, else
+ * NULL (NULL, ZERO_SIZE_PTR, large kmalloc blocks, pointers into an
+ * object or outside the memmap), whatever node it is on: kfree_rcu() and
+ * the bulk free ask this.  The page it lies in names its cache directly
+ * (setup_slab() writes it in every page).
+ */
+static __always_inline struct kmem_cache *slab_object_cache(
+	const void *object)
+{
+	struct page *page;
+	struct kmem_cache *s;
+
+	if (unlikely(!virt_covered(object)))
+		return NULL;
+	page = virt_to_page_covered(object);
+	/* A plain read: a page changes PG_slab only while no object of it
+	 * is out, so a valid free never races with the change. */
+	if (unlikely(!(page->flags & PG_slab)))
+		return NULL;
+	s = page->slab_cache;
+	if (unlikely(!slab_object_start(s, page, object)))
+		return NULL;
+	return s;
+}
+
+/*
+ * For the inline free fast paths (kfree(), kfree_nolock(),
+ * kmem_cache_free()), which push into this CPU's sheaf: as
+ * slab_object_cache(), and NULL too for an object that must skip the
+ * sheaves (slab_free_skips_sheaves()), so that the caller takes its full
+ * path, which finds the cache and the node.  The mask and the value
+ * (struct percpu) both hold PG_slab, and this CPU's memory node when
+ * remote objects skip the sheaves: one test asks both questions.
  */
 static __always_inline struct kmem_cache *slab_fast_free_cache(
 	const void *object)
@@ -517,11 +545,6 @@ static __always_inline struct kmem_cache *slab_fast_free_cache(
 	if (unlikely(!virt_covered(object)))
 		return NULL;
 	page = virt_to_page_covered(object);
-	/* A plain read: a page changes PG_slab only while no object of it
-	 * is out, so a valid free never races with the change.  The mask and
-	 * the value (struct percpu) both hold PG_slab, and this CPU's memory
-	 * node when remote objects skip the sheaves (slab_free_skips_sheaves()):
-	 * such an object takes the full path, which finds its cache and node. */
 	if (unlikely((page->flags & this_cpu_read(slab_free_flags_mask)) !=
 		     this_cpu_read(slab_free_flags_want)))
 		return NULL;

@@ -86,7 +86,7 @@ static DEFINE_PER_CPU(struct kfree_rcu_defer, kfree_rcu_defer);
 /* The slab cache of ptr when it is an object's first byte, else NULL. */
 static __always_inline struct kmem_cache *kfree_rcu_cache(const void *ptr)
 {
-	return slab_fast_free_cache(ptr);
+	return slab_object_cache(ptr);
 }
 
 /*
