@@ -3,20 +3,24 @@
  *
  * The memmap is one flat array of struct page, one per frame from the
  * first to the last frame of RAM (holes included: a hole's struct pages
- * simply stay PG_reserved forever).  Its memory comes from memblock, top
- * down, so it sits at the end of RAM and is reserved like everything else
- * memblock handed out:
+ * simply stay PG_reserved forever), whatever node each frame is on.  Its
+ * memory comes from memblock, top down, so it sits at the end of RAM (on
+ * the last node: Linux would give each node its own part) and is reserved
+ * like everything else memblock handed out:
  *
  *   pfn:  base ............................................... end
  *   mem_map[0] ....................................... mem_map[end-base-1]
  *         |<------ ZONE_DMA32 (below 4 GiB) ------>|<-- ZONE_NORMAL -->|
  *
- * Order of events in mm_init_node():
+ * Order of events in mm_init_nodes():
  *   1. allocate the memmap from memblock (so it is reserved);
- *   2. every struct page: PG_reserved, its node and zone in page->flags;
- *   3. the zones: ranges, empty free lists, per-CPU lists;
- *   4. every free memblock range (memory minus reserved), split at the zone
- *      boundary, goes to the buddy as the largest aligned blocks.
+ *   2. every struct page: PG_reserved, its node (numa_next_range(),
+ *      include/numa.h) and zone in page->flags;
+ *   3. each node with memory: its zones over the span of its ranges,
+ *      empty free lists, per-CPU lists;
+ *   4. every free memblock range (memory minus reserved), cut at node
+ *      boundaries and at the zone boundary, goes to its node's buddy as the
+ *      largest aligned blocks (a block never straddles two nodes).
  * After that memblock is no longer used.
  *
  * Locking: runs on the boot CPU before anything else can allocate; the
