@@ -70,6 +70,11 @@ struct per_cpu_pages {
 	spinlock_t lock;             /* see the header comment */
 	int count;                   /* pages (not blocks) on all lists */
 	struct list_head lists[NR_PCP_LISTS]; /* PG_pcp heads, by order */
+	/* Pages the allocation fast path took from these lists: numa_hit on
+	 * this zone's node, local_node or other_node by this CPU's node
+	 * (include/numa.h, numa_stat_read()).  Only this CPU writes it, one
+	 * instruction, under the lock. */
+	unsigned long numa_hit_fast;
 } __aligned(PCP_ENTRY_SIZE);
 
 BUILD_BUG_ON(sizeof(struct per_cpu_pages) != PCP_ENTRY_SIZE);

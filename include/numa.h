@@ -103,7 +103,15 @@ enum node_states {
 extern int nr_node_ids;
 extern bool numa_off;   /* numa=off, or the firmware's word refused */
 
-bool node_state(int nid, enum node_states state);
+/* Bit nid of node_states_mask[state]: the node has that state. */
+extern unsigned int node_states_mask[NR_NODE_STATES];
+
+static inline bool node_state(int nid, enum node_states state)
+{
+	return nid >= 0 && nid < nr_node_ids &&
+	       (node_states_mask[state] & (1u << nid));
+}
+
 static inline bool node_online(int nid)
 {
 	return node_state(nid, NODE_ONLINE);
@@ -179,31 +187,6 @@ enum numa_stat_kind {
 };
 
 extern const char *const numa_stat_names[NR_NUMA_STAT_ITEMS];
-
-struct numa_stat_cpu {
-	unsigned long v[NR_NUMA_STAT_KINDS][MAX_NUMNODES][NR_NUMA_STAT_ITEMS];
-};
-
-DECLARE_PER_CPU(struct numa_stat_cpu, numa_stats);
-
-/* One instruction: an NMI bumping the same counter lands before or after. */
-static __always_inline void numa_stat_add(unsigned long *counter,
-					  unsigned long n)
-{
-	__asm__ __volatile__("addq %1, %0" : "+m"(*counter) : "er"(n));
-}
-
-/* numa_stat_count() for the fast paths' common case: n allocations served
- * by the node they were meant for, nid (an online node). */
-static __always_inline void numa_stat_hit(enum numa_stat_kind kind, int nid,
-					  unsigned long n)
-{
-	struct numa_stat_cpu *c = this_cpu_ptr(numa_stats);
-
-	numa_stat_add(&c->v[kind][nid][NUMA_HIT], n);
-	numa_stat_add(&c->v[kind][nid][nid == numa_node_id() ? NUMA_LOCAL :
-							       NUMA_OTHER], n);
-}
 
 /* n allocations meant for node `preferred` (NUMA_NO_NODE: this CPU's
  * memory node) served by node `got`, on this CPU. */

@@ -34,6 +34,7 @@
 #include <numa.h>
 #include <kernel.h>
 #include <memblock.h>
+#include <mmzone.h>
 #include <printk.h>
 #include <string.h>
 #include "internal.h"
@@ -48,7 +49,7 @@ bool numa_off;
 
 /* Until numa_init() runs (and in host programs that never call it): one
  * node, node 0, with everything. */
-static unsigned int node_mask[NR_NODE_STATES] = {
+unsigned int node_states_mask[NR_NODE_STATES] = {
 	[NODE_ONLINE] = 1u, [NODE_MEMORY] = 1u, [NODE_CPU] = 1u,
 };
 static u8 numa_distance[MAX_NUMNODES][MAX_NUMNODES] = {
@@ -74,18 +75,22 @@ const char *const numa_stat_names[NR_NUMA_STAT_ITEMS] = {
 	[NUMA_OTHER] = "other_node",
 };
 
-DEFINE_PER_CPU(struct numa_stat_cpu, numa_stats);
+struct numa_stat_cpu {
+	unsigned long v[NR_NUMA_STAT_KINDS][MAX_NUMNODES][NR_NUMA_STAT_ITEMS];
+};
 
-bool node_state(int nid, enum node_states state)
+static DEFINE_PER_CPU(struct numa_stat_cpu, numa_stats);
+
+/* One instruction: an NMI bumping the same counter lands before or after. */
+static __always_inline void numa_stat_add(unsigned long *counter,
+					  unsigned long n)
 {
-	if (nid < 0 || nid >= nr_node_ids)
-		return false;
-	return node_mask[state] & (1u << nid);
+	__asm__ __volatile__("addq %1, %0" : "+m"(*counter) : "er"(n));
 }
 
 static void node_set_state(int nid, enum node_states state)
 {
-	node_mask[state] |= 1u << nid;
+	node_states_mask[state] |= 1u << nid;
 }
 
 int node_distance(int from, int to)
@@ -198,7 +203,7 @@ static void reset_cpus(void)
 /* One node: all memory, every CPU. */
 static void numa_single_node(void)
 {
-	memset(node_mask, 0, sizeof(node_mask));
+	memset(node_states_mask, 0, sizeof(node_states_mask));
 	nr_node_ids = 1;
 	nr_node_memblks = 0;
 	node_set_state(0, NODE_ONLINE);
@@ -343,7 +348,7 @@ void numa_init(void)
 		return;
 	}
 
-	memset(node_mask, 0, sizeof(node_mask));
+	memset(node_states_mask, 0, sizeof(node_states_mask));
 	nr_node_ids = (int)t->nr_nodes;
 	nr_node_memblks = 0;
 	for (i = 0; i < t->nr_memblks; i++) {
@@ -363,7 +368,7 @@ void numa_init(void)
 			node_set_state(nid, NODE_ONLINE);
 	/* Covered RAM above 1 MiB exists (e820.c makes sure): some node has
 	 * memory.  Below it only: the node of the low memory. */
-	if (!node_mask[NODE_MEMORY]) {
+	if (!node_states_mask[NODE_MEMORY]) {
 		pr_warn("numa: no node of the SRAT holds RAM; using one node\n");
 		numa_single_node();
 		return;
@@ -441,6 +446,33 @@ void numa_stat_count(enum numa_stat_kind kind, int preferred, int got,
 							       NUMA_OTHER], n);
 }
 
+/*
+ * The page allocation fast path counts only in its per-CPU list
+ * (per_cpu_pages.numa_hit_fast): it always serves the node asked for, so
+ * each such page is a hit, and local or other by the CPU that took it.
+ */
+static unsigned long pcp_fast_hits(int nid, enum numa_stat_item item)
+{
+	struct pglist_data *pgdat = NODE_DATA(nid);
+	unsigned long sum = 0;
+	unsigned int z, cpu;
+
+	if (!pgdat || item == NUMA_MISS || item == NUMA_FOREIGN)
+		return 0;
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		for_each_possible_cpu(cpu) {
+			bool local = cpu_to_node(cpu) == nid;
+
+			if (item == NUMA_LOCAL && !local)
+				continue;
+			if (item == NUMA_OTHER && local)
+				continue;
+			sum += READ_ONCE(pgdat->node_zones[z].pcp[cpu].
+					 numa_hit_fast);
+		}
+	return sum;
+}
+
 unsigned long numa_stat_read(enum numa_stat_kind kind, int nid,
 			     enum numa_stat_item item)
 {
@@ -451,6 +483,8 @@ unsigned long numa_stat_read(enum numa_stat_kind kind, int nid,
 		return 0;
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(numa_stats, cpu)->v[kind][nid][item]);
+	if (kind == NUMA_STAT_PAGES)
+		sum += pcp_fast_hits(nid, item);
 	return sum;
 }
 

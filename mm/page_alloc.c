@@ -750,8 +750,11 @@ static __always_inline struct page *rmqueue_pcplist_fast(struct zone *zone,
 	if (unlikely(!pcp))
 		return NULL;
 	mm_point_fast(MM_POINT_PCP_LOCKED, zone);
-	if (likely(!pcp_switched_off_locked(zone)))
+	if (likely(!pcp_switched_off_locked(zone))) {
 		page = pcp_take_locked(pcp, order, false);
+		if (likely(page))
+			pcp->numa_hit_fast += 1ul << order;
+	}
 	pcp_unlock_irqrestore(pcp, flags);
 	return page;
 }
@@ -775,8 +778,7 @@ static __always_inline struct page *__alloc_pages(int nid, gfp_t gfp,
 	page = rmqueue_pcplist_fast(gfp_first_zone(pgdat, gfp), order);
 	if (unlikely(!page))
 		return alloc_pages_slow(nid, gfp, order);
-	numa_stat_hit(NUMA_STAT_PAGES, nid, 1ul << order);
-	return prep_new_page(page, order, gfp);
+	return prep_new_page(page, order, gfp);   /* counted by the list */
 }
 
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
