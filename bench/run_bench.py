@@ -17,6 +17,11 @@ Boots of the same kernel:
      --cpus CPUs, by default no more than the host has cores: the TSC
      follows the wall clock, figures are cycles and noisy, so the spread
      (p10..p90) is reported with the median.
+  4. the `numa` group on a 2-node machine (NUMA_OPTS: 4 CPUs, node 0 with
+     CPUs 0-1 and 256 MiB, node 1 with CPUs 2-3 and 256 MiB) under
+     `-icount shift=0`: remote objects handed out per slab_numa mode
+     (exact counts), instructions per pair, memory parked per node;
+     table in the report, numa.csv, numa.png.
 After the single-CPU boot, `single_rcu` is booted once more on 2 CPUs (its
 grace-period rows with a CPU to wait for), and `single_pages` on its own:
 its rows must not depend on what the groups before it left in the heap,
@@ -579,6 +584,170 @@ def check_plugin(kernel, plugin, out, timeout):
     return 1 if failed else 0
 
 
+# ---- NUMA: remote objects and what the node rules cost ----
+
+NUMA_CPUS = 4
+NUMA_OPTS = ["-icount", "shift=0",
+             "-object", "memory-backend-ram,id=m0,size=256M",
+             "-object", "memory-backend-ram,id=m1,size=256M",
+             "-numa", "node,nodeid=0,cpus=0-1,memdev=m0",
+             "-numa", "node,nodeid=1,cpus=2-3,memdev=m1"]
+NUMA_MODES = ("blind", "linux", "strict")
+NUMA_PATTERNS = ("cross", "local", "local_deep")
+NUMA_LOOP_INSNS = 3   # the stand-ins' own: mov + ret, ret
+NUMA_FIELDS = ["mode", "cross_remote_pct", "cross_remote_min_cpu_pct",
+               "cross_remote_max_cpu_pct", "local_remote_pct",
+               "local_deep_remote_pct", "cross_insns_per_pair",
+               "local_insns_per_pair", "cross_alloc", "cross_free",
+               "local_alloc", "local_free", "sheaf_objects",
+               "sheaf_remote", "sheaf_bytes", "barn_objects_node0",
+               "barn_objects_node1", "barn_remote", "barn_bytes",
+               "slabs_node0", "slabs_node1", "numastat_other"]
+
+
+def numa_values(rows, variant):
+    """{param: value} of the rows of one variant."""
+    return {int(r["param"]): float(r["median"]) for r in rows
+            if r["variant"] == variant}
+
+
+def numa_summary(rows):
+    """One dict per mode (NUMA_FIELDS), from the numa group's rows."""
+    loop_a = median_of(rows, "loop.alloc", 64)
+    loop_f = median_of(rows, "loop.free", 64)
+    out = []
+    for m in NUMA_MODES:
+        r = {"mode": m}
+        for p in NUMA_PATTERNS:
+            handed = numa_values(rows, "%s.%s.handed" % (m, p))
+            remote = numa_values(rows, "%s.%s.remote" % (m, p))
+            total = sum(handed.values())
+            r["%s_remote_pct" % p] = ("%.1f" % (100.0 * sum(remote.values())
+                                                / total) if total else "")
+            if p == "cross" and total:
+                pcts = [100.0 * remote[c] / handed[c] for c in handed
+                        if handed[c]]
+                r["cross_remote_min_cpu_pct"] = "%.1f" % min(pcts)
+                r["cross_remote_max_cpu_pct"] = "%.1f" % max(pcts)
+        for p in ("cross", "local"):
+            a = median_of(rows, "%s.%s.alloc" % (m, p), 64)
+            f = median_of(rows, "%s.%s.free" % (m, p), 64)
+            r["%s_alloc" % p] = "%.2f" % a if a is not None else ""
+            r["%s_free" % p] = "%.2f" % f if f is not None else ""
+            if None not in (a, f, loop_a, loop_f):
+                r["%s_insns_per_pair" % p] = "%.1f" % (
+                    a + f - loop_a - loop_f + NUMA_LOOP_INSNS)
+        for what in ("objects", "remote", "bytes"):
+            r["sheaf_" + what] = "%d" % sum(numa_values(
+                rows, "%s.sheaves.%s" % (m, what)).values())
+        barn = numa_values(rows, "%s.barn.objects" % m)
+        slabs = numa_values(rows, "%s.slabs" % m)
+        for nid in (0, 1):
+            r["barn_objects_node%d" % nid] = "%d" % barn.get(nid, 0)
+            r["slabs_node%d" % nid] = "%d" % slabs.get(nid, 0)
+        r["barn_remote"] = "%d" % sum(numa_values(
+            rows, "%s.barn.remote" % m).values())
+        r["barn_bytes"] = "%d" % sum(numa_values(
+            rows, "%s.barn.bytes" % m).values())
+        r["numastat_other"] = "%d" % sum(numa_values(
+            rows, "%s.numastat.other" % m).values())
+        out.append(r)
+    return out
+
+
+def numa_table(summary):
+    lines = [
+        "### NUMA: remote objects and what the node rules cost", "",
+        "_TCG, -icount shift=0, %d CPUs on 2 nodes (CPUs 0-1 node 0, 2-3 "
+        "node 1, 256 MiB each); 64-byte objects, a cache per mode_" %
+        NUMA_CPUS, "",
+        "| mode | cross: remote (per CPU) | local: remote | local_deep: "
+        "remote | instr/pair cross | instr/pair local | parked in sheaves "
+        "(remote) | in barns node 0 / 1 (remote) | bytes sheaves + barns | "
+        "slabs node 0 / 1 | numastat other_node |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in summary:
+        lines.append(
+            "| %s | %s %% (%s .. %s) | %s %% | %s %% | %s | %s | %s (%s) | "
+            "%s / %s (%s) | %s | %s / %s | %s |" % (
+                r["mode"], r.get("cross_remote_pct", ""),
+                r.get("cross_remote_min_cpu_pct", ""),
+                r.get("cross_remote_max_cpu_pct", ""),
+                r.get("local_remote_pct", ""),
+                r.get("local_deep_remote_pct", ""),
+                r.get("cross_insns_per_pair", ""),
+                r.get("local_insns_per_pair", ""), r["sheaf_objects"],
+                r["sheaf_remote"], r["barn_objects_node0"],
+                r["barn_objects_node1"], r["barn_remote"],
+                grouped_bytes(int(r["sheaf_bytes"]) + int(r["barn_bytes"])),
+                r["slabs_node0"], r["slabs_node1"], r["numastat_other"]))
+    lines.append("")
+    lines.append("Remote: objects handed out whose memory is on another node "
+                 "than the allocating CPU's, counted exactly.  Instructions "
+                 "per pair: alloc side + free side - the loop + %d, one CPU "
+                 "at a time (no contention)." % NUMA_LOOP_INSNS)
+    return "\n".join(lines) + "\n"
+
+
+def numa_plot(out, summary):
+    """Two panels by mode: remote fraction (cross, local, local_deep) and
+    instructions per pair (cross, local)."""
+    if not shutil.which("gnuplot") or not summary:
+        return []
+    dat = os.path.join(out, "numa.dat")
+    cols = ("mode", "cross_remote_pct", "local_remote_pct",
+            "local_deep_remote_pct", "cross_insns_per_pair",
+            "local_insns_per_pair")
+    with open(dat, "w") as f:
+        f.write("# " + " ".join(cols) + "\n")
+        for r in summary:
+            f.write(" ".join(str(r.get(c) or 0) for c in cols) + "\n")
+    png = os.path.join(out, "numa.png")
+    script = (
+        'set terminal pngcairo size 1000,460 noenhanced\n'
+        'set output "%s"\n'
+        'set multiplot layout 1,2 title "numa: 2 nodes, 4 CPUs, 64-byte '
+        'objects (QEMU -icount: counts, not latency)"\n'
+        'set style data histograms\nset style histogram clustered gap 1\n'
+        'set style fill solid 0.8 border -1\nset boxwidth 0.9\n'
+        'set grid ytics\nset key below\n'
+        'set title "objects handed out that are remote"\n'
+        'set ylabel "%% of objects"\nset yrange [0:100]\n'
+        'plot "%s" using 2:xtic(1) title "cross-node", '
+        '"" using 3 title "local after it", '
+        '"" using 4 title "local, 256-object batches"\n'
+        'set title "instructions per alloc+free pair"\n'
+        'set ylabel "guest instructions (exact)"\nset yrange [0:*]\n'
+        'plot "%s" using 5:xtic(1) title "cross-node", '
+        '"" using 6 title "local"\n'
+        'unset multiplot\n' % (png, dat, dat))
+    return [png] if run_gnuplot(script, "numa") else []
+
+
+def numa_section(kernel, out, timeout):
+    """Boot the numa group on the 2-node machine; (report text, ok)."""
+    title = "### NUMA: remote objects and what the node rules cost"
+    log_path = os.path.join(out, "numa.log")
+    if boot(kernel, NUMA_CPUS, "bench=numa", NUMA_OPTS, log_path,
+            timeout) is None:
+        return title + "\n\nboot failed\n", False
+    rows = [r for r in parse_rows(log_path)[0] if r["group"] == "numa"]
+    if not rows:
+        return title + "\n\nno rows (see numa.log)\n", False
+    write_csvs(rows, out)   # numa.csv: the raw rows
+    summary = numa_summary(rows)
+    with open(os.path.join(out, "numa_summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=NUMA_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in summary:
+            w.writerow(r)
+    text = [numa_table(summary)]
+    for png in numa_plot(out, summary):
+        text.append("![%s](%s)\n" % (os.path.basename(png),
+                                     os.path.basename(png)))
+    return "\n".join(text), True
+
+
 # The rows of single_pages: the per-CPU lists at orders 0 and 3, the buddy
 # at 0, 3 and 4 (params as the kernel prints them).
 PAGE_ROWS = [("pcp_list", "0"), ("pcp_list", "3"), ("buddy", "0"),
@@ -710,6 +879,9 @@ def main():
         for png in plot(a.out, groups, mode):
             report.append("![%s](%s)\n" % (os.path.basename(png),
                                            os.path.basename(png)))
+    text, ok = numa_section(a.kernel, a.out, a.timeout)
+    report.append(text)
+    all_ok = all_ok and ok
     text = "\n".join(report)
     with open(os.path.join(a.out, "report.md"), "w") as f:
         f.write(text)
