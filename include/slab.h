@@ -223,7 +223,10 @@ enum slab_numa_mode {
 extern enum slab_numa_mode slab_numa_mode;
 extern const char *const slab_numa_mode_names[NR_SLAB_NUMA_MODES];
 /* Task context, IRQs on: switch, and flush every cache's sheaves and
- * barns so that what they hold obeys the new mode. */
+ * barns so that what they hold obeys the new mode.  It walks slab_caches
+ * without slab_caches_lock (a flush sends IPIs and waits): no cache may be
+ * destroyed meanwhile, which its callers (boot options, tests, the
+ * benchmark) make sure of. */
 void slab_set_numa_mode(enum slab_numa_mode mode);
 
 void *kzalloc(size_t size, gfp_t gfp);
