@@ -835,8 +835,6 @@ static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
 	unsigned long flags;
 	struct page *slab;
 
-	if (list_empty(&n->partial))   /* racy peek: a hint only */
-		return 0;
 	list_lock_irqsave(n, true, &flags);
 	while (got < nr && !list_empty(&n->partial)) {
 		slab = list_first_entry(&n->partial, struct page, lru);
