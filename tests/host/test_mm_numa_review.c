@@ -231,10 +231,95 @@ static void switch_to_linux_during_remote_free(struct kunit *test)
 	switch_during_free(test, SLAB_NUMA_LINUX);
 }
 
+
+/* ---- strict mode and the page-backed kmalloc sizes ---- */
+
+/*
+ * STRICT: "never a remote object: no fallback to another node's slabs or
+ * pages (a request fails instead)" (include/slab.h, docs/numa.md).  Node 1
+ * is emptied; a CPU of node 1 then asks kmalloc() and kmalloc_node(.., 1)
+ * for a size above KMALLOC_MAX_CACHE_SIZE (whole buddy blocks).  It must
+ * get NULL or node-1 memory, never node 0's.
+ */
+static void strict_large_kmalloc_never_remote(struct kunit *test)
+{
+	unsigned long n = 0, i;
+	struct page *page;
+	void *a, *b;
+
+	rv_fw_begin(2);
+	rv_fw_memblk(RV_BASE, 32 * MiB, 0);
+	rv_fw_memblk(32 * MiB, RV_END, 1);
+	rv_fw_cpus();
+	rv_boot_slab(test, SLAB_NUMA_STRICT);
+	while (n < RV_PAGES &&
+	       (page = alloc_pages_node(1, GFP_KERNEL | __GFP_THISNODE |
+					__GFP_NOWARN, 0)))
+		rv_pages[n++] = page;
+	KUNIT_ASSERT_GT(test, n, 0);
+	host_cpu_id = RV_NODE1_CPU;
+	a = kmalloc(4 * KMALLOC_MAX_CACHE_SIZE, GFP_KERNEL | __GFP_NOWARN);
+	if (a && rv_nid(a) != 1)
+		KUNIT_FAIL(test, "strict: kmalloc(%lu) on cpu%u (node 1, out of memory) gave node-%d memory",
+			   (unsigned long)(4 * KMALLOC_MAX_CACHE_SIZE),
+			   RV_NODE1_CPU, rv_nid(a));
+	b = kmalloc_node(4 * KMALLOC_MAX_CACHE_SIZE, GFP_KERNEL | __GFP_NOWARN,
+			 1);
+	if (b && rv_nid(b) != 1)
+		KUNIT_FAIL(test, "strict: kmalloc_node(%lu, 1) gave node-%d memory",
+			   (unsigned long)(4 * KMALLOC_MAX_CACHE_SIZE),
+			   rv_nid(b));
+	kfree(a);
+	kfree(b);
+	host_cpu_id = 0;
+	for (i = 0; i < n; i++)
+		__free_pages(rv_pages[i], 0);
+}
+
+/* ---- __GFP_THISNODE in blind mode ---- */
+
+/*
+ * include/slab.h: kmalloc_nolock()'s node is "preferred: a remote object
+ * rather than none, unless __GFP_THISNODE or the strict mode"; and a
+ * node-aware call gives another node's object only "unless gfp says
+ * __GFP_THISNODE".  BLIND changes which sheaf serves, not what
+ * __GFP_THISNODE means.  CPU 0 (node 0) with node-0 objects in its sheaf
+ * asks for node 1 with __GFP_THISNODE: a node-0 object is a broken
+ * promise.
+ */
+static void blind_thisnode_gives_that_node(struct kunit *test)
+{
+	void *warm, *a, *b;
+
+	rv_fw_begin(2);
+	rv_fw_memblk(RV_BASE, 32 * MiB, 0);
+	rv_fw_memblk(32 * MiB, RV_END, 1);
+	rv_fw_cpus();
+	rv_boot_slab(test, SLAB_NUMA_BLIND);
+	/* Fill CPU 0's kmalloc-64 sheaf with node-0 objects. */
+	warm = kmalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, warm);
+	KUNIT_ASSERT_EQ(test, rv_nid(warm), 0);
+	kfree(warm);
+
+	a = kmalloc_node(64, GFP_KERNEL | __GFP_THISNODE, 1);
+	if (a && rv_nid(a) != 1)
+		KUNIT_FAIL(test, "blind: kmalloc_node(64, __GFP_THISNODE, 1) gave a node-%d object",
+			   rv_nid(a));
+	b = kmalloc_nolock(64, __GFP_THISNODE, 1);
+	if (b && rv_nid(b) != 1)
+		KUNIT_FAIL(test, "blind: kmalloc_nolock(64, __GFP_THISNODE, 1) gave a node-%d object",
+			   rv_nid(b));
+	kfree(a);
+	kfree(b);
+}
+
 static struct kunit_case numa_review_cases[] = {
 	KUNIT_CASE(interleaved_nodes_boot_clean),
 	KUNIT_CASE(switch_to_strict_during_remote_free),
 	KUNIT_CASE(switch_to_linux_during_remote_free),
+	KUNIT_CASE(strict_large_kmalloc_never_remote),
+	KUNIT_CASE(blind_thisnode_gives_that_node),
 	{}
 };
 
