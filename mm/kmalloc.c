@@ -190,6 +190,9 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 
 	if (order > MAX_ORDER)
 		return NULL;
+	/* The strict mode's "never remote" holds for large blocks too. */
+	if (slab_numa_mode == SLAB_NUMA_STRICT)
+		gfp |= __GFP_THISNODE;
 	page = alloc_pages_node(node, gfp & ~__GFP_ZERO, order);
 	if (!page)
 		return NULL;

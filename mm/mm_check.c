@@ -937,7 +937,10 @@ static void check_span_locked(struct check *c, struct zone *zone,
 		if (!pfn_valid(pfn))
 			continue;
 		page = pfn_to_page(pfn);
-		if (page->flags & PG_reserved)
+		/* Nodes may interleave: another node's frames inside this
+		 * zone's span are that node's zone's business (no block
+		 * straddles two nodes). */
+		if ((page->flags & PG_reserved) || page_to_nid(page) != zone->node)
 			continue;
 		recorded = alloc_order_plus1(page);
 		if (pfn < free_until && (page->flags & (FREE_BLOCK_FLAGS | PG_slab)))

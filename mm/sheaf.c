@@ -625,6 +625,15 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 				free_empty_sheaf(s, empty);
 			return false;
 		}
+		/* Ask again: a mode switch (slab_set_numa_mode()) may have
+		 * flushed the sheaves meanwhile under rules that send this
+		 * object to its slab. */
+		if (slab_free_skips_sheaves(object)) {
+			local_unlock_irqrestore(&pcs->lock, *flags);
+			if (empty)
+				free_empty_sheaf(s, empty);
+			return false;
+		}
 		main = pcs->main;   /* re-read: interrupts may have run */
 		if (empty) {
 			if (main->size < main->capacity) {

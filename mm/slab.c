@@ -1093,7 +1093,9 @@ void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
 	if (preferred < 0)
 		return NULL;
 	if (cache_has_sheaves(s)) {
-		if (node == NUMA_NO_NODE || slab_numa_mode == SLAB_NUMA_BLIND)
+		if (node == NUMA_NO_NODE ||
+		    (slab_numa_mode == SLAB_NUMA_BLIND &&
+		     !(gfp & __GFP_THISNODE)))
 			object = alloc_from_pcs_nolock(s, &sheaf_busy);
 		else if (node == numa_mem_id())
 			object = alloc_from_pcs_node(s, node, &sheaf_busy);
@@ -1586,8 +1588,11 @@ void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
 	bool busy = false;
 	void *object = NULL;
 
+	/* Node-blind sheaves serve any node, but never a __GFP_THISNODE
+	 * request: that is a contract of the caller's, not a preference. */
 	if (node == NUMA_NO_NODE ||
-	    (slab_numa_mode == SLAB_NUMA_BLIND && node_online(node)))
+	    (slab_numa_mode == SLAB_NUMA_BLIND && node_online(node) &&
+	     !(gfp & __GFP_THISNODE)))
 		return slab_alloc_caller(s, gfp, caller);
 	if (WARN_ON_ONCE(in_nmi()))
 		return NULL;
