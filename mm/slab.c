@@ -1082,6 +1082,18 @@ static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
 	return object;
 }
 
+
+/* Every allocation path's last step: the object leaves the allocator
+ * (its shadow opens), zeroed if asked (Linux's slab_post_alloc_hook()). */
+static void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
+				  gfp_t gfp)
+{
+	kasan_slab_alloc(s, object);
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
 void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
 			bool *busy, unsigned long caller)
 {
@@ -1109,10 +1121,7 @@ void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
 		}
 		stat(s, ALLOC_SLOWPATH);
 	}
-	kasan_slab_alloc(s, object);
-	if (gfp & __GFP_ZERO)
-		memset(object, 0, s->object_size);
-	return object;
+	return slab_post_alloc_hook(s, object, gfp);
 }
 
 /* ---- the per-CPU deferred list ---- */
@@ -1576,10 +1585,7 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 			return NULL;
 		stat(s, ALLOC_SLOWPATH);
 	}
-	kasan_slab_alloc(s, object);
-	if (gfp & __GFP_ZERO)
-		memset(object, 0, s->object_size);
-	return object;
+	return slab_post_alloc_hook(s, object, gfp);
 }
 
 void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
@@ -1608,10 +1614,7 @@ void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
 			return NULL;
 		stat(s, ALLOC_SLOWPATH);
 	}
-	kasan_slab_alloc(s, object);
-	if (gfp & __GFP_ZERO)
-		memset(object, 0, s->object_size);
-	return object;
+	return slab_post_alloc_hook(s, object, gfp);
 }
 
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)

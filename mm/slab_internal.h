@@ -502,14 +502,14 @@ static __always_inline bool slab_object_start(const struct kmem_cache *s,
 }
 
 /*
- * The cache of object when it is an object's first byte in a slab, else
+ * The cache of object when it is an object's first byte in a slab whose
+ * page flags, masked with mask, equal want (want holds PG_slab), else
  * NULL (NULL, ZERO_SIZE_PTR, large kmalloc blocks, pointers into an
- * object or outside the memmap), whatever node it is on: kfree_rcu() and
- * the bulk free ask this.  The page it lies in names its cache directly
- * (setup_slab() writes it in every page).
+ * object or outside the memmap).  The page it lies in names its cache
+ * directly (setup_slab() writes it in every page).
  */
-static __always_inline struct kmem_cache *slab_object_cache(
-	const void *object)
+static __always_inline struct kmem_cache *slab_cache_if_flags(
+	const void *object, unsigned long mask, unsigned long want)
 {
 	struct page *page;
 	struct kmem_cache *s;
@@ -519,12 +519,20 @@ static __always_inline struct kmem_cache *slab_object_cache(
 	page = virt_to_page_covered(object);
 	/* A plain read: a page changes PG_slab only while no object of it
 	 * is out, so a valid free never races with the change. */
-	if (unlikely(!(page->flags & PG_slab)))
+	if (unlikely((page->flags & mask) != want))
 		return NULL;
 	s = page->slab_cache;
 	if (unlikely(!slab_object_start(s, page, object)))
 		return NULL;
 	return s;
+}
+
+/* An object's cache whatever node it is on: kfree_rcu() and the bulk
+ * free ask this. */
+static __always_inline struct kmem_cache *slab_object_cache(
+	const void *object)
+{
+	return slab_cache_if_flags(object, PG_slab, PG_slab);
 }
 
 /*
@@ -539,19 +547,9 @@ static __always_inline struct kmem_cache *slab_object_cache(
 static __always_inline struct kmem_cache *slab_fast_free_cache(
 	const void *object)
 {
-	struct page *page;
-	struct kmem_cache *s;
-
-	if (unlikely(!virt_covered(object)))
-		return NULL;
-	page = virt_to_page_covered(object);
-	if (unlikely((page->flags & this_cpu_read(slab_free_flags_mask)) !=
-		     this_cpu_read(slab_free_flags_want)))
-		return NULL;
-	s = page->slab_cache;
-	if (unlikely(!slab_object_start(s, page, object)))
-		return NULL;
-	return s;
+	return slab_cache_if_flags(object,
+				   this_cpu_read(slab_free_flags_mask),
+				   this_cpu_read(slab_free_flags_want));
 }
 
 /*
