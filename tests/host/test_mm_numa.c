@@ -853,68 +853,77 @@ static void slabs_on_the_allocating_cpus_node(struct kunit *test)
 }
 
 /*
- * A node-0 object freed on a CPU of node 1.  LINUX: it skips that CPU's
- * sheaves, back to its slab (FREE_SLOWPATH), and the CPU's next allocation
- * is local.  BLIND: it stays in the CPU's sheaf and is handed out next.
- * Once through kmem_cache_free(), once through kfree().
+ * An object of node `from`'s CPU freed on a CPU of the other node.  LINUX:
+ * it skips that CPU's sheaves, back to its slab (FREE_SLOWPATH), and the
+ * CPU's next allocation is local.  BLIND: it stays in the CPU's sheaf and
+ * is handed out next.  kmem_cache_free() when kmalloc_size is 0, else
+ * kfree() of a kmalloc(kmalloc_size) object: its inline fast path decides
+ * by the page's flags (slab_fast_free_cache()).
  */
+static void *numa_alloc(struct kmem_cache *s, size_t kmalloc_size)
+{
+	return kmalloc_size ? kmalloc(kmalloc_size, GFP_KERNEL) :
+			      kmem_cache_alloc(s, GFP_KERNEL);
+}
+
+static void numa_free(struct kmem_cache *s, size_t kmalloc_size, void *p)
+{
+	if (kmalloc_size)
+		kfree(p);
+	else
+		kmem_cache_free(s, p);
+}
+
+static void one_remote_free(struct kunit *test, enum slab_numa_mode mode,
+			    struct kmem_cache *s, size_t kmalloc_size,
+			    unsigned int from_cpu, unsigned int to_cpu)
+{
+	struct kmem_cache *c = kmalloc_size ? kmalloc_slab(kmalloc_size) : s;
+	int from = cpu_to_node(from_cpu), to = cpu_to_node(to_cpu);
+	unsigned long slow, inuse;
+	void *p, *q, *w;
+
+	host_cpu_id = from_cpu;
+	p = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, obj_nid(p), from);
+	host_cpu_id = to_cpu;
+	/* The freeing CPU gets a sheaf with room, so the fast path could. */
+	w = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, obj_nid(w), to);
+	slow = slab_stat_sum(c, FREE_SLOWPATH);
+	inuse = virt_to_slab(p)->inuse;
+	numa_free(s, kmalloc_size, p);
+	q = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	if (mode == SLAB_NUMA_BLIND) {
+		KUNIT_EXPECT_EQ(test, slab_stat_sum(c, FREE_SLOWPATH), slow);
+		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse);
+		KUNIT_EXPECT_PTR_EQ(test, q, p);
+	} else {
+		KUNIT_EXPECT_EQ(test, slab_stat_sum(c, FREE_SLOWPATH), slow + 1);
+		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse - 1);
+		KUNIT_EXPECT_PTR_NE(test, q, p);
+		KUNIT_EXPECT_EQ(test, obj_nid(q), to);
+	}
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	numa_free(s, kmalloc_size, q);
+	numa_free(s, kmalloc_size, w);
+	host_cpu_id = 0;
+}
+
 static void remote_free(struct kunit *test, enum slab_numa_mode mode)
 {
-	struct kmem_cache *s, *k;
-	unsigned long slow, inuse;
-	void *p, *q;
+	struct kmem_cache *s;
 
 	fw_two_nodes(NUMA_SPLIT);
 	boot_nodes_slab(test, mode);
 	s = numa_cache(test);
-	k = kmalloc_slab(96);
-	KUNIT_ASSERT_NOT_NULL(test, k);
-
-	/* kmem_cache_free() */
-	p = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, obj_nid(p), 0);
-	host_cpu_id = NODE1_CPU;
-	slow = slab_stat_sum(s, FREE_SLOWPATH);
-	inuse = virt_to_slab(p)->inuse;
-	kmem_cache_free(s, p);
-	q = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	if (mode == SLAB_NUMA_BLIND) {
-		KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLOWPATH), slow);
-		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse);
-		KUNIT_EXPECT_PTR_EQ(test, q, p);
-	} else {
-		KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLOWPATH), slow + 1);
-		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse - 1);
-		KUNIT_EXPECT_PTR_NE(test, q, p);
-		KUNIT_EXPECT_EQ(test, obj_nid(q), 1);
-	}
-	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
-	kmem_cache_free(s, q);
-	host_cpu_id = 0;
-
-	/* kfree(): its inline fast path decides by the page's flags. */
-	p = kmalloc(96, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, obj_nid(p), 0);
-	host_cpu_id = NODE1_CPU;
-	slow = slab_stat_sum(k, FREE_SLOWPATH);
-	inuse = virt_to_slab(p)->inuse;
-	kfree(p);
-	q = kmalloc(96, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	if (mode == SLAB_NUMA_BLIND) {
-		KUNIT_EXPECT_EQ(test, slab_stat_sum(k, FREE_SLOWPATH), slow);
-		KUNIT_EXPECT_PTR_EQ(test, q, p);
-	} else {
-		KUNIT_EXPECT_EQ(test, slab_stat_sum(k, FREE_SLOWPATH), slow + 1);
-		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse - 1);
-		KUNIT_EXPECT_PTR_NE(test, q, p);
-		KUNIT_EXPECT_EQ(test, obj_nid(q), 1);
-	}
-	kfree(q);
-	host_cpu_id = 0;
+	one_remote_free(test, mode, s, 0, 0, NODE1_CPU);
+	one_remote_free(test, mode, s, 0, NODE1_CPU + 1, 1);
+	one_remote_free(test, mode, s, 96, 0, NODE1_CPU);
+	one_remote_free(test, mode, s, 96, NODE1_CPU + 1, 1);
 	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
 }
