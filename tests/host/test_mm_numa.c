@@ -1,0 +1,1204 @@
+/*
+ * test_mm_numa.c - host tests of the nodes: mm/numa.c (the firmware's
+ * topology checked against memblock, node states, distances, fallback
+ * orders, numastat), the node fallback of mm/page_alloc.c, and the node
+ * rules of mm/slab.c and mm/sheaf.c (slab_numa_mode), under ASan and UBSan.
+ *
+ * Each case writes numa_firmware as srat.c would have (a crafted SRAT:
+ * nodes, memory ranges, CPUs by APIC id, optionally a SLIT), over an arena
+ * of 32 MiB of "RAM" at [16 MiB, 48 MiB), and boots it as the kernel does:
+ * numa_init(), numa_cpu_online() for every CPU (APIC id = CPU number),
+ * mm_init_nodes(), and for the slab cases kmem_cache_init().  The usual
+ * machine is two nodes of 16 MiB each, CPUs 0-3 on node 0 and 4-7 on
+ * node 1; a case that needs a third or fourth node says so.
+ *
+ * numa_init() and numa_cpu_online() say what they decided in pr_info()/
+ * pr_warn() lines, which are no reports (WARNING:/BUG lines), so nothing
+ * is declared: a case that checks the words captures stdout around the
+ * call (capture_begin()/capture_end()).
+ *
+ * The exit hook gives everything back (slab, arena, topology, counters,
+ * numa=off, the slab_numa mode), so a failed assertion never leaks a
+ * machine into the next case.
+ */
+#include <kunit.h>
+#include <kernel.h>
+#include <mm_check.h>
+#include <numa.h>
+#include <slab.h>
+#include <smp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "mm_arena.h"
+#include "../../mm/internal.h"
+#include "../../mm/slab_internal.h"
+
+#define MiB (1ull << 20)
+#define NUMA_ARENA_BASE (16 * MiB)
+#define NUMA_ARENA_END  (48 * MiB)
+#define NUMA_SPLIT      (32 * MiB)   /* node 0 below, node 1 above */
+/* Not a multiple of a MAX_ORDER block (4 MiB): the buddy must not merge
+ * the two order-9 halves of [28 MiB, 32 MiB) across it. */
+#define NUMA_ODD_SPLIT  (30 * MiB)
+#define NODE1_CPU       4            /* the first CPU of node 1 */
+#define ARENA_PAGES     ((NUMA_ARENA_END - NUMA_ARENA_BASE) >> PAGE_SHIFT)
+#define MANY_OBJECTS    8192
+
+static bool numa_slab_up;
+static struct page *held_pages[ARENA_PAGES];
+static void *held_objects[MANY_OBJECTS];
+
+/* ---- the crafted firmware ---- */
+
+/* nr_nodes nodes, proximity domain = node number, no ranges, no CPUs. */
+static void fw_begin(unsigned int nr_nodes)
+{
+	unsigned int n;
+
+	memset(&numa_firmware, 0, sizeof(numa_firmware));
+	numa_firmware.valid = true;
+	numa_firmware.nr_nodes = nr_nodes;
+	for (n = 0; n < nr_nodes && n < MAX_NUMNODES; n++)
+		numa_firmware.pxm[n] = n;
+}
+
+static void fw_memblk(u64 start, u64 end, int nid)
+{
+	struct numa_memblk *m = &numa_firmware.memblk[numa_firmware.nr_memblks++];
+
+	m->start = start;
+	m->end = end;
+	m->nid = nid;
+}
+
+static void fw_cpu(u32 apic_id, int nid)
+{
+	struct numa_cpu *c = &numa_firmware.cpu[numa_firmware.nr_cpus++];
+
+	c->apic_id = apic_id;
+	c->nid = nid;
+}
+
+/* CPUs [first, last] on node nid. */
+static void fw_cpus(u32 first, u32 last, int nid)
+{
+	u32 apic;
+
+	for (apic = first; apic <= last; apic++)
+		fw_cpu(apic, nid);
+}
+
+/* A SLIT: row `from` of the matrix, nr entries. */
+static void fw_distances(int from, const u8 *row, unsigned int nr)
+{
+	unsigned int to;
+
+	numa_firmware.has_distances = true;
+	for (to = 0; to < nr; to++)
+		numa_firmware.distance[from][to] = row[to];
+}
+
+/* The usual machine: node 0 [16, split), node 1 [split, 48 MiB); CPUs 0-3
+ * on node 0, 4-7 on node 1; default distances. */
+static void fw_two_nodes(u64 split)
+{
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, split, 0);
+	fw_memblk(split, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+}
+
+/* The arena's RAM in memblock (no node yet). */
+static void map_arena(void)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, NUMA_ARENA_END - NUMA_ARENA_BASE,
+		  E820_TYPE_RAM },
+	};
+
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE,
+			 NUMA_ARENA_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+}
+
+/* numa_firmware as set, then the page allocator; every CPU online. */
+static void boot_nodes(struct kunit *test)
+{
+	map_arena();
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+}
+
+/* boot_nodes(), then the slab allocator, in `mode`. */
+static void boot_nodes_slab(struct kunit *test, enum slab_numa_mode mode)
+{
+	boot_nodes(test);
+	kmem_cache_init(NULL);
+	numa_slab_up = true;
+	slab_set_numa_mode(mode);
+}
+
+static void numa_case_exit(struct kunit *test)
+{
+	unsigned int cpu;
+
+	(void)test;
+	host_nmi_nesting = 0;
+	host_cpu_id = 0;
+	if (numa_slab_up) {
+		slab_set_numa_mode(SLAB_NUMA_LINUX);
+		slab_host_reset();
+		drain_all_pages();
+		numa_slab_up = false;
+	}
+	slab_numa_mode = SLAB_NUMA_LINUX;
+	numa_off = false;
+	nr_cpu_ids = 1;
+	if (test_arena.mem) {
+		arena_exit(&test_arena);
+		return;
+	}
+	/* A case that ran numa_init() without an arena. */
+	memset(&numa_firmware, 0, sizeof(numa_firmware));
+	numa_init();
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		numa_cpu_online(cpu, cpu);
+	numa_stat_reset();
+	memblock_reset();
+}
+
+/* ---- stdout, captured around one call ---- */
+
+static char captured[4096];
+static FILE *capture_file;
+static int capture_saved_fd = -1;
+
+static void capture_begin(void)
+{
+	fflush(stdout);
+	capture_file = tmpfile();
+	if (!capture_file)
+		return;
+	capture_saved_fd = dup(STDOUT_FILENO);
+	dup2(fileno(capture_file), STDOUT_FILENO);
+}
+
+/* What was printed since capture_begin(), also printed for the log. */
+static const char *capture_end(void)
+{
+	size_t n = 0;
+
+	captured[0] = '\0';
+	if (!capture_file)
+		return captured;
+	fflush(stdout);
+	dup2(capture_saved_fd, STDOUT_FILENO);
+	close(capture_saved_fd);
+	capture_saved_fd = -1;
+	rewind(capture_file);
+	n = fread(captured, 1, sizeof(captured) - 1, capture_file);
+	captured[n] = '\0';
+	fclose(capture_file);
+	capture_file = NULL;
+	fputs(captured, stdout);
+	return captured;
+}
+
+/* numa_init() and every CPU's numa_cpu_online(), their lines captured. */
+static const char *numa_init_captured(void)
+{
+	unsigned int cpu;
+
+	capture_begin();
+	numa_init();
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		numa_cpu_online(cpu, cpu);
+	return capture_end();
+}
+
+/* The fallback order of nid, NUMA_NO_NODE-terminated, as expected. */
+static void expect_fallback(struct kunit *test, int nid, const int *want,
+			    unsigned int nr)
+{
+	const int *got = node_fallback(nid);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (got[i] != want[i])
+			kunit_info(test, "node %d: fallback[%u] is %d, want %d",
+				   nid, i, got[i], want[i]);
+		KUNIT_EXPECT_EQ(test, got[i], want[i]);
+	}
+	KUNIT_EXPECT_EQ(test, got[nr], NUMA_NO_NODE);
+}
+
+/* ---- numa_init(): what it accepts ---- */
+
+static void two_nodes_accepted(struct kunit *test)
+{
+	const char *log;
+	unsigned int cpu;
+
+	map_arena();
+	fw_two_nodes(NUMA_SPLIT);
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "numa: 2 nodes from the SRAT"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: distances (default: 10 local, 20 remote)"));
+	KUNIT_EXPECT_NULL(test, strstr(log, "names no node"));
+	KUNIT_EXPECT_EQ(test, nr_node_ids, 2);
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_ONLINE));
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_MEMORY));
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_CPU));
+	KUNIT_EXPECT_TRUE(test, node_state(1, NODE_ONLINE));
+	KUNIT_EXPECT_TRUE(test, node_state(1, NODE_MEMORY));
+	KUNIT_EXPECT_TRUE(test, node_state(1, NODE_CPU));
+	KUNIT_EXPECT_FALSE(test, node_online(2));
+	KUNIT_EXPECT_FALSE(test, node_online(-1));
+	KUNIT_EXPECT_EQ(test, node_ram_bytes(0), 16 * MiB);
+	KUNIT_EXPECT_EQ(test, node_ram_bytes(1), 16 * MiB);
+	KUNIT_EXPECT_EQ(test, node_distance(0, 0), LOCAL_DISTANCE);
+	KUNIT_EXPECT_EQ(test, node_distance(1, 1), LOCAL_DISTANCE);
+	KUNIT_EXPECT_EQ(test, node_distance(0, 1), REMOTE_DISTANCE);
+	KUNIT_EXPECT_EQ(test, node_distance(1, 0), REMOTE_DISTANCE);
+	expect_fallback(test, 0, (const int[]){ 0, 1 }, 2);
+	expect_fallback(test, 1, (const int[]){ 1, 0 }, 2);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		int nid = cpu < NODE1_CPU ? 0 : 1;
+
+		KUNIT_EXPECT_EQ(test, cpu_to_node(cpu), nid);
+		KUNIT_EXPECT_EQ(test, cpu_to_mem(cpu), nid);
+		KUNIT_EXPECT_EQ(test, percpu_areas[cpu].numa_node, nid);
+		KUNIT_EXPECT_EQ(test, percpu_areas[cpu].numa_mem, nid);
+	}
+	/* Each side of the split, and outside every node. */
+	KUNIT_EXPECT_EQ(test, phys_to_nid(NUMA_SPLIT - 1), 0);
+	KUNIT_EXPECT_EQ(test, phys_to_nid(NUMA_SPLIT), 1);
+	KUNIT_EXPECT_EQ(test, phys_to_nid(NUMA_ARENA_END), NUMA_NO_NODE);
+	/* node_fallback(NUMA_NO_NODE) is this CPU's node's. */
+	host_cpu_id = NODE1_CPU;
+	KUNIT_EXPECT_EQ(test, node_fallback(NUMA_NO_NODE)[0], 1);
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, node_fallback(NUMA_NO_NODE)[0], 0);
+}
+
+static void slit_distances_used(struct kunit *test)
+{
+	const char *log;
+
+	map_arena();
+	fw_two_nodes(NUMA_SPLIT);
+	fw_distances(0, (const u8[]){ 10, 17 }, 2);
+	fw_distances(1, (const u8[]){ 17, 10 }, 2);
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "numa: distances (from the SLIT)"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "numa:   node 0:  10  17"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "numa:   node 1:  17  10"));
+	KUNIT_EXPECT_EQ(test, node_distance(0, 1), 17);
+	KUNIT_EXPECT_EQ(test, node_distance(1, 0), 17);
+	KUNIT_EXPECT_EQ(test, node_distance(1, 1), LOCAL_DISTANCE);
+	expect_fallback(test, 0, (const int[]){ 0, 1 }, 2);
+	expect_fallback(test, 1, (const int[]){ 1, 0 }, 2);
+}
+
+/*
+ * Four nodes of 8 MiB, two CPUs each, and a SLIT that is not symmetric
+ * (0 -> 1 is 20, 1 -> 0 is 25) with ties (0 -> 1 and 0 -> 3; 3 -> 0 and
+ * 3 -> 2), which go to the lower node number.
+ */
+static void four_nodes_by_distance(struct kunit *test)
+{
+	static const u8 slit[4][4] = {
+		{ 10, 20, 30, 20 },
+		{ 25, 10, 15, 40 },
+		{ 30, 15, 10, 20 },
+		{ 20, 40, 20, 10 },
+	};
+	int n;
+
+	map_arena();
+	fw_begin(4);
+	for (n = 0; n < 4; n++) {
+		fw_memblk(NUMA_ARENA_BASE + (u64)n * 8 * MiB,
+			  NUMA_ARENA_BASE + (u64)(n + 1) * 8 * MiB, n);
+		fw_cpus(2 * n, 2 * n + 1, n);
+		fw_distances(n, slit[n], 4);
+	}
+	numa_init_captured();
+	KUNIT_ASSERT_EQ(test, nr_node_ids, 4);
+	for (n = 0; n < 4; n++) {
+		KUNIT_EXPECT_TRUE(test, node_state(n, NODE_MEMORY));
+		KUNIT_EXPECT_TRUE(test, node_state(n, NODE_CPU));
+		KUNIT_EXPECT_EQ(test, node_ram_bytes(n), 8 * MiB);
+		KUNIT_EXPECT_EQ(test, cpu_to_node(2 * n + 1), n);
+	}
+	KUNIT_EXPECT_EQ(test, node_distance(0, 1), 20);
+	KUNIT_EXPECT_EQ(test, node_distance(1, 0), 25);
+	expect_fallback(test, 0, (const int[]){ 0, 1, 3, 2 }, 4);
+	expect_fallback(test, 1, (const int[]){ 1, 2, 0, 3 }, 4);
+	expect_fallback(test, 2, (const int[]){ 2, 1, 3, 0 }, 4);
+	expect_fallback(test, 3, (const int[]){ 3, 0, 2, 1 }, 4);
+}
+
+/* ---- numa_init(): what it refuses (one node, one line) ---- */
+
+static void expect_one_node(struct kunit *test)
+{
+	unsigned int cpu;
+
+	KUNIT_EXPECT_EQ(test, nr_node_ids, 1);
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_MEMORY));
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_CPU));
+	KUNIT_EXPECT_FALSE(test, node_online(1));
+	KUNIT_EXPECT_EQ(test, node_ram_bytes(0), 32 * MiB);
+	expect_fallback(test, 0, (const int[]){ 0 }, 1);
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		KUNIT_EXPECT_EQ(test, cpu_to_node(cpu), 0);
+		KUNIT_EXPECT_EQ(test, percpu_areas[cpu].numa_mem, 0);
+	}
+}
+
+static void uncovered_ram_refused(struct kunit *test)
+{
+	const char *log;
+
+	map_arena();
+	/* [24 MiB, 32 MiB) is RAM in no node. */
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(NUMA_SPLIT, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: the SRAT puts RAM [mem 0x1800000-0x1ffffff] in no node; using one node\n"));
+	KUNIT_EXPECT_NULL(test, strstr(log, "names no node"));
+	expect_one_node(test);
+	KUNIT_EXPECT_EQ(test, phys_to_nid(24 * MiB), 0);
+	/* ... and the page allocator runs on that one node. */
+	KUNIT_ASSERT_TRUE(test, mm_init_nodes(test_arena.pgdat));
+	KUNIT_EXPECT_NOT_NULL(test, NODE_DATA(0));
+	KUNIT_EXPECT_NULL(test, NODE_DATA(1));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static void too_many_nodes_refused(struct kunit *test)
+{
+	const char *log;
+	int n;
+
+	map_arena();
+	fw_begin(MAX_NUMNODES + 1);
+	for (n = 0; n < MAX_NUMNODES + 1; n++)
+		fw_memblk(NUMA_ARENA_BASE + (u64)n * 4 * MiB,
+			  n == MAX_NUMNODES ? NUMA_ARENA_END :
+			  NUMA_ARENA_BASE + (u64)(n + 1) * 4 * MiB, n);
+	fw_cpus(0, NR_CPUS - 1, 0);
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: 5 nodes, more than MAX_NUMNODES = 4; using one node\n"));
+	expect_one_node(test);
+}
+
+static void numa_off_gives_one_node(struct kunit *test)
+{
+	const char *log;
+
+	map_arena();
+	fw_two_nodes(NUMA_SPLIT);
+	numa_off = true;
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: off (command line): one node, all memory and every CPU\n"));
+	KUNIT_EXPECT_NULL(test, strstr(log, "nodes from the SRAT"));
+	expect_one_node(test);
+}
+
+/* ---- memoryless, CPU-less, and a CPU the SRAT forgot ---- */
+
+/*
+ * Node 2 has CPUs 6 and 7 and no memory; it is nearer node 1 (15) than
+ * node 0 (25).  Its CPUs allocate from node 1.
+ */
+static void fw_memoryless_node(void)
+{
+	fw_begin(3);
+	fw_memblk(NUMA_ARENA_BASE, NUMA_SPLIT, 0);
+	fw_memblk(NUMA_SPLIT, NUMA_ARENA_END, 1);
+	fw_cpus(0, 3, 0);
+	fw_cpus(4, 5, 1);
+	fw_cpus(6, 7, 2);
+	fw_distances(0, (const u8[]){ 10, 20, 25 }, 3);
+	fw_distances(1, (const u8[]){ 20, 10, 15 }, 3);
+	fw_distances(2, (const u8[]){ 25, 15, 10 }, 3);
+}
+
+static void memoryless_node(struct kunit *test)
+{
+	const char *log;
+
+	fw_memoryless_node();
+	map_arena();
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: node 2 (proximity domain 2): 0 MiB of RAM (memoryless), APIC ids {6,7}\n"));
+	KUNIT_ASSERT_EQ(test, nr_node_ids, 3);
+	KUNIT_EXPECT_TRUE(test, node_state(2, NODE_ONLINE));
+	KUNIT_EXPECT_TRUE(test, node_state(2, NODE_CPU));
+	KUNIT_EXPECT_FALSE(test, node_state(2, NODE_MEMORY));
+	KUNIT_EXPECT_EQ(test, node_ram_bytes(2), 0);
+	KUNIT_EXPECT_EQ(test, cpu_to_node(6), 2);
+	KUNIT_EXPECT_EQ(test, cpu_to_mem(6), 1);
+	KUNIT_EXPECT_EQ(test, percpu_areas[7].numa_node, 2);
+	KUNIT_EXPECT_EQ(test, percpu_areas[7].numa_mem, 1);
+	KUNIT_EXPECT_EQ(test, cpu_to_mem(5), 1);
+	KUNIT_EXPECT_EQ(test, cpu_to_mem(0), 0);
+	/* Only nodes with memory in any order, nearest first. */
+	expect_fallback(test, 2, (const int[]){ 1, 0 }, 2);
+	expect_fallback(test, 0, (const int[]){ 0, 1 }, 2);
+	KUNIT_ASSERT_TRUE(test, mm_init_nodes(test_arena.pgdat));
+	KUNIT_EXPECT_NULL(test, NODE_DATA(2));
+	KUNIT_EXPECT_NOT_NULL(test, NODE_DATA(1));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/* Node 0 has memory and no CPU; node 1 has both, and every CPU. */
+static void fw_cpuless_node0(unsigned int nr_named_cpus)
+{
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, NUMA_SPLIT, 0);
+	fw_memblk(NUMA_SPLIT, NUMA_ARENA_END, 1);
+	fw_cpus(0, nr_named_cpus - 1, 1);
+}
+
+static void cpuless_node(struct kunit *test)
+{
+	const char *log;
+
+	fw_cpuless_node0(NR_CPUS);
+	map_arena();
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: node 0 (proximity domain 0): 16 MiB of RAM, APIC ids {} (no CPUs)\n"));
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_ONLINE));
+	KUNIT_EXPECT_TRUE(test, node_state(0, NODE_MEMORY));
+	KUNIT_EXPECT_FALSE(test, node_state(0, NODE_CPU));
+	KUNIT_EXPECT_TRUE(test, node_state(1, NODE_CPU));
+	KUNIT_EXPECT_EQ(test, cpu_to_node(0), 1);
+	KUNIT_EXPECT_EQ(test, cpu_to_mem(0), 1);
+	expect_fallback(test, 1, (const int[]){ 1, 0 }, 2);
+	expect_fallback(test, 0, (const int[]){ 0, 1 }, 2);
+	KUNIT_ASSERT_TRUE(test, mm_init_nodes(test_arena.pgdat));
+	KUNIT_EXPECT_NOT_NULL(test, NODE_DATA(0));
+	/* Only ever a remote node: asked for, it serves. */
+	__free_pages(alloc_pages_node(0, GFP_KERNEL, 0), 0);
+	KUNIT_EXPECT_EQ(test, numa_stat_read(NUMA_STAT_PAGES, 0, NUMA_OTHER), 1);
+	KUNIT_EXPECT_EQ(test, numa_stat_read(NUMA_STAT_PAGES, 0, NUMA_LOCAL), 0);
+}
+
+/* CPU 7 is in no SRAT entry: it joins the first node with CPUs, node 1
+ * (node 0 has none), and says so. */
+static void unnamed_cpu_joins_first_cpu_node(struct kunit *test)
+{
+	const char *log;
+
+	fw_cpuless_node0(NR_CPUS - 1);
+	map_arena();
+	log = numa_init_captured();
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"numa: the SRAT names no node for cpu7 (APIC id 7): it joins node 1\n"));
+	KUNIT_EXPECT_NULL(test, strstr(log, "for cpu6"));
+	KUNIT_EXPECT_EQ(test, cpu_to_node(7), 1);
+	KUNIT_EXPECT_EQ(test, cpu_to_mem(7), 1);
+	KUNIT_EXPECT_EQ(test, percpu_areas[7].numa_node, 1);
+	KUNIT_EXPECT_EQ(test, percpu_areas[7].numa_mem, 1);
+}
+
+static struct kunit_case numa_topology_cases[] = {
+	KUNIT_CASE(two_nodes_accepted),
+	KUNIT_CASE(slit_distances_used),
+	KUNIT_CASE(four_nodes_by_distance),
+	KUNIT_CASE(uncovered_ram_refused),
+	KUNIT_CASE(too_many_nodes_refused),
+	KUNIT_CASE(numa_off_gives_one_node),
+	KUNIT_CASE(memoryless_node),
+	KUNIT_CASE(cpuless_node),
+	KUNIT_CASE(unnamed_cpu_joins_first_cpu_node),
+	{}
+};
+
+static struct kunit_suite numa_topology_suite = {
+	.name = "numa_topology",
+	.exit = numa_case_exit,
+	.test_cases = numa_topology_cases,
+};
+kunit_test_suite(numa_topology_suite);
+
+/* ---- pages ---- */
+
+/* Every page of node nid, order 0, with __GFP_THISNODE; how many. */
+static unsigned long exhaust_node(int nid, unsigned long first)
+{
+	unsigned long n = first;
+	struct page *p;
+
+	while (n < ARRAY_SIZE(held_pages) &&
+	       (p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
+					  __GFP_NOWARN, 0)))
+		held_pages[n++] = p;
+	return n - first;
+}
+
+static void release_pages(unsigned long n)
+{
+	while (n)
+		__free_pages(held_pages[--n], 0);
+}
+
+static unsigned long stat_of(int nid, enum numa_stat_item item)
+{
+	return numa_stat_read(NUMA_STAT_PAGES, nid, item);
+}
+
+static void pages_come_from_the_node_asked(struct kunit *test)
+{
+	struct page *p;
+	int nid;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes(test);
+	KUNIT_ASSERT_NOT_NULL(test, NODE_DATA(0));
+	KUNIT_ASSERT_NOT_NULL(test, NODE_DATA(1));
+	for (nid = 0; nid < 2; nid++) {
+		unsigned int order;
+
+		for (order = 0; order <= MAX_ORDER; order += 5) {
+			p = alloc_pages_node(nid, GFP_KERNEL, order);
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			KUNIT_EXPECT_EQ(test, page_to_nid(p), nid);
+			KUNIT_EXPECT_EQ(test, phys_to_nid(page_to_pfn(p) <<
+							  PAGE_SHIFT), nid);
+			__free_pages(p, order);
+		}
+	}
+	/* NUMA_NO_NODE: this CPU's node. */
+	host_cpu_id = NODE1_CPU;
+	p = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 1);
+	__free_pages(p, 0);
+	p = alloc_pages(GFP_KERNEL, 3);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 1);
+	__free_pages(p, 3);
+	host_cpu_id = 0;
+	p = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+	__free_pages(p, 0);
+	/* A node that is not online. */
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(2, GFP_KERNEL | __GFP_NOWARN, 0));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static void exhausted_node_falls_back(struct kunit *test)
+{
+	unsigned long free0, n1;
+	struct page *p;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes(test);
+	drain_all_pages();
+	free0 = node_nr_free_pages(0);
+	n1 = exhaust_node(1, 0);
+	KUNIT_EXPECT_GT(test, n1, 0);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), 0);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), free0);
+	/* Without __GFP_THISNODE: node 0 serves. */
+	p = alloc_pages_node(1, GFP_KERNEL | __GFP_NOWARN, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+	__free_pages(p, 0);
+	host_cpu_id = NODE1_CPU;
+	p = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL | __GFP_NOWARN, 2);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+	__free_pages(p, 2);
+	/* With it: none. */
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(1, GFP_KERNEL |
+						  __GFP_THISNODE | __GFP_NOWARN, 0));
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL |
+						  __GFP_THISNODE | __GFP_NOWARN, 0));
+	/* The any-context allocation prefers node 1 but takes node 0's. */
+	p = try_alloc_pages(1, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+	free_pages_nolock(p, 0);
+	p = try_alloc_pages(NUMA_NO_NODE, 1);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+	free_pages_nolock(p, 1);
+	KUNIT_EXPECT_NULL(test, __try_alloc_pages(1, __GFP_THISNODE, 0, NULL));
+	host_cpu_id = 0;
+	release_pages(n1);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), n1);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), free0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * numastat after a known sequence, node 1 exhausted first (its pages then
+ * counted away by numa_stat_reset()):
+ *   cpu0 (node 0)  node 0, order 0            node 0 hit 1, local 1
+ *   cpu0           node 1, order 0            node 0 miss 1, local 1;
+ *                                             node 1 foreign 1
+ *   cpu4 (node 1)  NUMA_NO_NODE, order 2      node 0 miss 4, other 4;
+ *                                             node 1 foreign 4
+ *   cpu4           node 0, order 0            node 0 hit 1, other 1
+ *   cpu4           node 1, __GFP_THISNODE     nothing (NULL)
+ */
+static void numastat_counts_pages(struct kunit *test)
+{
+	struct page *a, *b, *c, *d;
+	unsigned long n1;
+	int nid;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes(test);
+	n1 = exhaust_node(1, 0);
+	numa_stat_reset();
+	a = alloc_pages_node(0, GFP_KERNEL, 0);
+	b = alloc_pages_node(1, GFP_KERNEL | __GFP_NOWARN, 0);
+	host_cpu_id = NODE1_CPU;
+	c = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL | __GFP_NOWARN, 2);
+	d = alloc_pages_node(0, GFP_KERNEL, 0);
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(1, GFP_KERNEL |
+						  __GFP_THISNODE | __GFP_NOWARN, 0));
+	host_cpu_id = 0;
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_HIT), 2);
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_MISS), 5);
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_FOREIGN), 0);
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_LOCAL), 2);
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_OTHER), 5);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_HIT), 0);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_MISS), 0);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_FOREIGN), 5);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_LOCAL), 0);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_OTHER), 0);
+	/* Frees count nothing; the objects' counters are untouched. */
+	__free_pages(a, 0);
+	__free_pages(b, 0);
+	__free_pages(c, 2);
+	__free_pages(d, 0);
+	release_pages(n1);
+	for (nid = 0; nid < 2; nid++) {
+		KUNIT_EXPECT_EQ(test, stat_of(nid, NUMA_HIT) +
+				      stat_of(nid, NUMA_MISS),
+				stat_of(nid, NUMA_LOCAL) +
+				stat_of(nid, NUMA_OTHER));
+		KUNIT_EXPECT_EQ(test, numa_stat_read(NUMA_STAT_OBJECTS, nid,
+						     NUMA_HIT), 0);
+	}
+	KUNIT_EXPECT_EQ(test, stat_of(0, NUMA_HIT), 2);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/* A memoryless node's requests go to its nearest node with memory. */
+static void memoryless_node_served_by_nearest(struct kunit *test)
+{
+	struct page *p;
+
+	fw_memoryless_node();
+	boot_nodes(test);
+	numa_stat_reset();
+	p = alloc_pages_node(2, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 1);
+	__free_pages(p, 0);
+	KUNIT_EXPECT_EQ(test, stat_of(1, NUMA_MISS), 1);
+	KUNIT_EXPECT_EQ(test, stat_of(2, NUMA_FOREIGN), 1);
+	KUNIT_EXPECT_NULL(test, alloc_pages_node(2, GFP_KERNEL |
+						  __GFP_THISNODE | __GFP_NOWARN, 0));
+	host_cpu_id = 6;
+	p = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 1);
+	__free_pages(p, 1);
+	p = try_alloc_pages(NUMA_NO_NODE, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_nid(p), 1);
+	free_pages_nolock(p, 0);
+	/* Node 1 exhausted: the next nearest, node 0. */
+	{
+		unsigned long n1 = exhaust_node(1, 0);
+
+		p = alloc_pages_node(NUMA_NO_NODE, GFP_KERNEL | __GFP_NOWARN, 0);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_EQ(test, page_to_nid(p), 0);
+		__free_pages(p, 0);
+		host_cpu_id = 0;
+		release_pages(n1);
+	}
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Node 0 ends at 30 MiB, inside a MAX_ORDER block: [28, 30) is an order-9
+ * block of node 0 and [30, 32) one of node 1, buddies by their frame
+ * numbers but never one block.
+ */
+static void buddy_never_merges_across_nodes(struct kunit *test)
+{
+	struct zone *z0, *z1;
+	unsigned long pfn;
+	struct page *p;
+	unsigned long n0, n1;
+
+	fw_two_nodes(NUMA_ODD_SPLIT);
+	boot_nodes(test);
+	drain_all_pages();
+	z0 = &test_arena.pgdat[0].node_zones[ZONE_DMA32];
+	z1 = &test_arena.pgdat[1].node_zones[ZONE_DMA32];
+	pfn = NUMA_ODD_SPLIT >> PAGE_SHIFT;
+	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn - 1)), 0);
+	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn)), 1);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), (14 * MiB) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
+	KUNIT_EXPECT_GE(test, z1->free_area[MAX_ORDER - 1].nr_free, 1);
+	/* The half below the boundary, out and back. */
+	p = alloc_pages_node(0, GFP_KERNEL | __GFP_THISNODE, MAX_ORDER - 1);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, page_to_pfn(p), (28 * MiB) >> PAGE_SHIFT);
+	__free_pages(p, MAX_ORDER - 1);
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
+	/* Every page of both nodes, out and back, one by one. */
+	n0 = exhaust_node(0, 0);
+	n1 = exhaust_node(1, n0);
+	release_pages(n0 + n1);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
+	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
+	KUNIT_EXPECT_GE(test, z1->free_area[MAX_ORDER - 1].nr_free, 1);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), (14 * MiB) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), n1);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static struct kunit_case numa_pages_cases[] = {
+	KUNIT_CASE(pages_come_from_the_node_asked),
+	KUNIT_CASE(exhausted_node_falls_back),
+	KUNIT_CASE(numastat_counts_pages),
+	KUNIT_CASE(memoryless_node_served_by_nearest),
+	KUNIT_CASE(buddy_never_merges_across_nodes),
+	{}
+};
+
+static struct kunit_suite numa_pages_suite = {
+	.name = "numa_pages",
+	.exit = numa_case_exit,
+	.test_cases = numa_pages_cases,
+};
+kunit_test_suite(numa_pages_suite);
+
+/* ---- slab ---- */
+
+static int obj_nid(const void *object)
+{
+	return page_to_nid(virt_to_page(object));
+}
+
+static struct kmem_cache *numa_cache(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("numa_test", 128, 0, 0, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_TRUE(test, cache_has_sheaves(s));
+	return s;
+}
+
+static void slabs_on_the_allocating_cpus_node(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *a, *b;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, SLAB_NUMA_LINUX);
+	s = numa_cache(test);
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, obj_nid(a), 0);
+	host_cpu_id = NODE1_CPU;
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, obj_nid(b), 1);
+	/* A sheaf's refill may take more than one slab, each on its node. */
+	KUNIT_EXPECT_GT(test, get_node(s, 0)->nr_slabs, 0);
+	KUNIT_EXPECT_GT(test, get_node(s, 1)->nr_slabs, 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	kmem_cache_free(s, b);
+	host_cpu_id = 0;
+	kmem_cache_free(s, a);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * An object of node `from`'s CPU freed on a CPU of the other node.  LINUX:
+ * it skips that CPU's sheaves, back to its slab (FREE_SLOWPATH), and the
+ * CPU's next allocation is local.  BLIND: it stays in the CPU's sheaf and
+ * is handed out next.  kmem_cache_free() when kmalloc_size is 0, else
+ * kfree() of a kmalloc(kmalloc_size) object: its inline fast path decides
+ * by the page's flags (slab_fast_free_cache()).
+ */
+static void *numa_alloc(struct kmem_cache *s, size_t kmalloc_size)
+{
+	return kmalloc_size ? kmalloc(kmalloc_size, GFP_KERNEL) :
+			      kmem_cache_alloc(s, GFP_KERNEL);
+}
+
+static void numa_free(struct kmem_cache *s, size_t kmalloc_size, void *p)
+{
+	if (kmalloc_size)
+		kfree(p);
+	else
+		kmem_cache_free(s, p);
+}
+
+static void one_remote_free(struct kunit *test, enum slab_numa_mode mode,
+			    struct kmem_cache *s, size_t kmalloc_size,
+			    unsigned int from_cpu, unsigned int to_cpu)
+{
+	struct kmem_cache *c = kmalloc_size ? kmalloc_slab(kmalloc_size) : s;
+	int from = cpu_to_node(from_cpu), to = cpu_to_node(to_cpu);
+	unsigned long slow, inuse;
+	void *p, *q, *w;
+
+	host_cpu_id = from_cpu;
+	p = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, obj_nid(p), from);
+	host_cpu_id = to_cpu;
+	/* The freeing CPU gets a sheaf with room, so the fast path could. */
+	w = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, obj_nid(w), to);
+	slow = slab_stat_sum(c, FREE_SLOWPATH);
+	inuse = virt_to_slab(p)->inuse;
+	numa_free(s, kmalloc_size, p);
+	q = numa_alloc(s, kmalloc_size);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	if (mode == SLAB_NUMA_BLIND) {
+		KUNIT_EXPECT_EQ(test, slab_stat_sum(c, FREE_SLOWPATH), slow);
+		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse);
+		KUNIT_EXPECT_PTR_EQ(test, q, p);
+	} else {
+		KUNIT_EXPECT_EQ(test, slab_stat_sum(c, FREE_SLOWPATH), slow + 1);
+		KUNIT_EXPECT_EQ(test, virt_to_slab(p)->inuse, inuse - 1);
+		KUNIT_EXPECT_PTR_NE(test, q, p);
+		KUNIT_EXPECT_EQ(test, obj_nid(q), to);
+	}
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	numa_free(s, kmalloc_size, q);
+	numa_free(s, kmalloc_size, w);
+	host_cpu_id = 0;
+}
+
+static void remote_free(struct kunit *test, enum slab_numa_mode mode)
+{
+	struct kmem_cache *s;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, mode);
+	s = numa_cache(test);
+	one_remote_free(test, mode, s, 0, 0, NODE1_CPU);
+	one_remote_free(test, mode, s, 0, NODE1_CPU + 1, 1);
+	one_remote_free(test, mode, s, 96, 0, NODE1_CPU);
+	one_remote_free(test, mode, s, 96, NODE1_CPU + 1, 1);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
+static void linux_remote_free_skips_sheaves(struct kunit *test)
+{
+	remote_free(test, SLAB_NUMA_LINUX);
+}
+
+static void blind_remote_free_is_reused(struct kunit *test)
+{
+	remote_free(test, SLAB_NUMA_BLIND);
+}
+
+/*
+ * A CPU of node 1 fills and empties its sheaves: the sheaves it trades go
+ * to node 1's barn, never node 0's.  Strict, so N2 checks the barn too.
+ */
+static void sheaves_go_to_the_cpus_barn(struct kunit *test)
+{
+	struct kmem_cache *s;
+	unsigned int i, n;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, SLAB_NUMA_STRICT);
+	s = numa_cache(test);
+	n = 6 * s->sheaf_capacity;
+	KUNIT_ASSERT_LE(test, n, MANY_OBJECTS);
+	host_cpu_id = NODE1_CPU;
+	for (i = 0; i < n; i++) {
+		held_objects[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, held_objects[i]);
+		KUNIT_EXPECT_EQ(test, obj_nid(held_objects[i]), 1);
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, held_objects[i]);
+	KUNIT_EXPECT_GT(test, get_node(s, 1)->barn.nr_full, 0);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->barn.nr_full, 0);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->barn.nr_empty, 0);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_slabs, 0);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	/* A CPU of node 0 never gets node 1's sheaves. */
+	host_cpu_id = 0;
+	for (i = 0; i < n; i++) {
+		held_objects[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, held_objects[i]);
+		KUNIT_EXPECT_EQ(test, obj_nid(held_objects[i]), 0);
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, held_objects[i]);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
+/*
+ * Node 0 out of pages.  STRICT: a CPU of node 0 gets what node 0's slabs
+ * still hold, then NULL (never a node-1 object), kmalloc_nolock()
+ * included; LINUX: node 1 serves.  __GFP_THISNODE is strict in any mode.
+ */
+static void strict_fails_where_linux_falls_back(struct kunit *test)
+{
+	struct kmem_cache *s, *fresh;
+	unsigned long n0, got = 0, i;
+	void *a, *b, *p;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, SLAB_NUMA_STRICT);
+	s = numa_cache(test);
+	fresh = kmem_cache_create("numa_fresh", 256, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, fresh);
+	a = kmem_cache_alloc(s, GFP_KERNEL);          /* a node-0 slab */
+	host_cpu_id = NODE1_CPU;
+	b = kmem_cache_alloc(s, GFP_KERNEL);          /* a node-1 slab */
+	host_cpu_id = 0;
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	n0 = exhaust_node(0, 0);
+
+	while (got < MANY_OBJECTS &&
+	       (p = kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN))) {
+		held_objects[got++] = p;
+		KUNIT_EXPECT_EQ(test, obj_nid(p), 0);
+	}
+	KUNIT_EXPECT_LT(test, got, MANY_OBJECTS);
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc_node(s, GFP_KERNEL, 0));
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc(fresh, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	for (i = 0; i < got; i++)
+		kmem_cache_free(s, held_objects[i]);
+	/* kmalloc_nolock(): what node 0 still has, then NULL. */
+	got = 0;
+	while (got < MANY_OBJECTS &&
+	       (p = kmalloc_nolock(64, 0, NUMA_NO_NODE))) {
+		held_objects[got++] = p;
+		KUNIT_EXPECT_EQ(test, obj_nid(p), 0);
+	}
+	KUNIT_EXPECT_LT(test, got, MANY_OBJECTS);
+	KUNIT_EXPECT_NULL(test, kmalloc_nolock(64, 0, 0));
+	for (i = 0; i < got; i++)
+		kfree(held_objects[i]);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+
+	/* LINUX: node 1 serves, but not with __GFP_THISNODE. */
+	slab_set_numa_mode(SLAB_NUMA_LINUX);
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc_node(fresh, GFP_KERNEL |
+						      __GFP_THISNODE, 0));
+	KUNIT_EXPECT_NULL(test, kmalloc_nolock(64, __GFP_THISNODE, 0));
+	p = kmem_cache_alloc(fresh, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	kmem_cache_free(fresh, p);
+	p = kmem_cache_alloc_node(fresh, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	kmem_cache_free(fresh, p);
+	p = kmalloc_nolock(64, 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	kfree(p);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+
+	release_pages(n0);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(fresh), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/* kmalloc_node(n), kmem_cache_alloc_node(n), kmalloc_nolock(., ., n) from
+ * either node's CPU, in and out of an NMI: objects of node n. */
+static void node_calls_give_that_node(struct kunit *test,
+				      enum slab_numa_mode mode)
+{
+	static const unsigned int cpus[] = { 0, NODE1_CPU };
+	struct kmem_cache *s;
+	unsigned int c, round;
+	int nid;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, mode);
+	s = numa_cache(test);
+	for (round = 0; round < 2; round++)
+	for (c = 0; c < ARRAY_SIZE(cpus); c++)
+	for (nid = 0; nid < 2; nid++) {
+		void *k, *m, *n, *z;
+
+		host_cpu_id = cpus[c];
+		k = kmalloc_node(200, GFP_KERNEL, nid);
+		m = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
+		n = kmalloc_nolock(40, 0, nid);
+		host_nmi_nesting = 1;
+		z = kmalloc_nolock(40, __GFP_ZERO, nid);
+		host_nmi_nesting = 0;
+		KUNIT_ASSERT_NOT_NULL(test, k);
+		KUNIT_ASSERT_NOT_NULL(test, m);
+		KUNIT_ASSERT_NOT_NULL(test, n);
+		KUNIT_ASSERT_NOT_NULL(test, z);
+		KUNIT_EXPECT_EQ(test, obj_nid(k), nid);
+		KUNIT_EXPECT_EQ(test, obj_nid(m), nid);
+		KUNIT_EXPECT_EQ(test, obj_nid(n), nid);
+		KUNIT_EXPECT_EQ(test, obj_nid(z), nid);
+		KUNIT_EXPECT_EQ(test, *(u64 *)z, 0);
+		/* Freed on the other node's CPU half of the time. */
+		host_cpu_id = cpus[(c + round) % ARRAY_SIZE(cpus)];
+		kfree(k);
+		kmem_cache_free(s, m);
+		kfree(n);
+		host_nmi_nesting = 1;
+		kfree_nolock(z);
+		host_nmi_nesting = 0;
+		KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	}
+	host_cpu_id = 0;
+	/* Nodes that are not online: NULL (and a line saying so). */
+	KUNIT_EXPECT_NULL(test, kmalloc_node(64, GFP_KERNEL, 2));
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc_node(s, GFP_KERNEL,
+						      MAX_NUMNODES - 1));
+	KUNIT_EXPECT_NULL(test, kmalloc_nolock(64, 0, 2));
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static void node_calls_linux(struct kunit *test)
+{
+	node_calls_give_that_node(test, SLAB_NUMA_LINUX);
+}
+
+static void node_calls_strict(struct kunit *test)
+{
+	node_calls_give_that_node(test, SLAB_NUMA_STRICT);
+}
+
+/* A cache with slabs on both nodes, partial and full, and objects in
+ * sheaves of CPUs of both nodes, all freed, then destroyed. */
+static void destroy_with_slabs_on_both_nodes(struct kunit *test)
+{
+	struct kmem_cache *s;
+	unsigned int i, n;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, SLAB_NUMA_LINUX);
+	s = numa_cache(test);
+	n = 3 * s->sheaf_capacity;
+	KUNIT_ASSERT_LE(test, 2 * n, MANY_OBJECTS);
+	for (i = 0; i < 2 * n; i++) {
+		host_cpu_id = i < n ? 0 : NODE1_CPU;
+		held_objects[i] = i % 3 ? kmem_cache_alloc(s, GFP_KERNEL) :
+			kmem_cache_alloc_node(s, GFP_KERNEL, (int)(i & 1));
+		KUNIT_ASSERT_NOT_NULL(test, held_objects[i]);
+	}
+	KUNIT_EXPECT_GT(test, get_node(s, 0)->nr_slabs, 0);
+	KUNIT_EXPECT_GT(test, get_node(s, 1)->nr_slabs, 0);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	for (i = 0; i < 2 * n; i++) {
+		host_cpu_id = i % 2 ? 0 : NODE1_CPU;
+		kmem_cache_free(s, held_objects[i]);
+	}
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/* A memoryless node's CPU: its objects come from node 1, and they count
+ * as local for its sheaves (no slow free). */
+static void memoryless_cpu_uses_nearest_slabs(struct kunit *test)
+{
+	struct kmem_cache *s;
+	unsigned long slow;
+	void *p;
+
+	fw_memoryless_node();
+	boot_nodes_slab(test, SLAB_NUMA_STRICT);
+	s = numa_cache(test);
+	host_cpu_id = 6;
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	slow = slab_stat_sum(s, FREE_SLOWPATH);
+	kmem_cache_free(s, p);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLOWPATH), slow);
+	p = kmalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	kfree(p);
+	/* Node 2 itself has no memory: strict gives nothing. */
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc_node(s, GFP_KERNEL, 2));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	slab_set_numa_mode(SLAB_NUMA_LINUX);
+	p = kmem_cache_alloc_node(s, GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	kmem_cache_free(s, p);
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static struct kunit_case numa_slab_cases[] = {
+	KUNIT_CASE(slabs_on_the_allocating_cpus_node),
+	KUNIT_CASE(linux_remote_free_skips_sheaves),
+	KUNIT_CASE(blind_remote_free_is_reused),
+	KUNIT_CASE(sheaves_go_to_the_cpus_barn),
+	KUNIT_CASE(strict_fails_where_linux_falls_back),
+	KUNIT_CASE(node_calls_linux),
+	KUNIT_CASE(node_calls_strict),
+	KUNIT_CASE(destroy_with_slabs_on_both_nodes),
+	KUNIT_CASE(memoryless_cpu_uses_nearest_slabs),
+	{}
+};
+
+static struct kunit_suite numa_slab_suite = {
+	.name = "numa_slab",
+	.exit = numa_case_exit,
+	.test_cases = numa_slab_cases,
+};
+kunit_test_suite(numa_slab_suite);
