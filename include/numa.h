@@ -101,7 +101,7 @@ enum node_states {
 
 /* Nodes 0 .. nr_node_ids - 1 may be online; 1 on a one-node machine. */
 extern int nr_node_ids;
-extern bool numa_off;   /* numa=off, or the firmware's word refused */
+extern bool numa_off;   /* numa=off: one node whatever the SRAT says */
 
 /* Bit nid of node_states_mask[state]: the node has that state. */
 extern unsigned int node_states_mask[NR_NODE_STATES];

@@ -24,6 +24,7 @@
 #include <irqflags.h>
 #include <irq_work.h>
 #include <memlayout.h>
+#include <mm.h>
 #include <cpu_work.h>
 #include <cpumask.h>
 #include <stdio.h>
@@ -34,7 +35,14 @@
 #include <ucontext.h>
 
 __thread unsigned int host_cpu_id;
-struct percpu percpu_areas[NR_CPUS];
+/* kfree()'s fast path takes slab pages of any node until
+ * numa_cpu_online() says otherwise, as kernel/percpu.c sets them. */
+struct percpu percpu_areas[NR_CPUS] = {
+	[0 ... NR_CPUS - 1] = {
+		.slab_free_flags_mask = PG_slab,
+		.slab_free_flags_want = PG_slab,
+	},
+};
 __thread unsigned int host_nmi_nesting;
 __thread unsigned int host_irq_nesting;
 __thread unsigned long host_irq_flags = RFLAGS_IF;
