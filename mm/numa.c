@@ -509,9 +509,17 @@ void numastat_show(void)
 }
 
 #ifdef HOST_TEST
-/* Host tests: forget every counter between cases. */
+/* Host tests: forget every counter, the per-CPU lists' included. */
 void numa_stat_reset(void)
 {
+	unsigned int z, cpu;
+	int nid;
+
 	memset(numa_stats, 0, sizeof(numa_stats));
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		for (z = 0; NODE_DATA(nid) && z < MAX_NR_ZONES; z++)
+			for (cpu = 0; cpu < NR_CPUS; cpu++)
+				NODE_DATA(nid)->node_zones[z].pcp[cpu].
+					numa_hit_fast = 0;
 }
 #endif
