@@ -151,9 +151,14 @@ static void objects_come_from_the_node_asked(struct kunit *test)
 
 		if (!node_state(nid, NODE_MEMORY))
 			continue;
-		a = kmalloc_node(NUMA_TEST_OBJECT_SIZE, GFP_KERNEL, nid);
-		b = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
-		c = kmalloc_nolock(NUMA_TEST_OBJECT_SIZE, 0, nid);
+		/* Node-blind sheaves serve a plain node request from
+		 * whatever they hold; __GFP_THISNODE binds in every mode. */
+		gfp_t bind = slab_numa_mode == SLAB_NUMA_BLIND ?
+			     __GFP_THISNODE : 0;
+
+		a = kmalloc_node(NUMA_TEST_OBJECT_SIZE, GFP_KERNEL | bind, nid);
+		b = kmem_cache_alloc_node(s, GFP_KERNEL | bind, nid);
+		c = kmalloc_nolock(NUMA_TEST_OBJECT_SIZE, bind, nid);
 		KUNIT_ASSERT_NOT_NULL(test, a);
 		KUNIT_ASSERT_NOT_NULL(test, b);
 		KUNIT_ASSERT_NOT_NULL(test, c);
@@ -164,13 +169,16 @@ static void objects_come_from_the_node_asked(struct kunit *test)
 		kmem_cache_free(s, b);
 		kfree_nolock(c);
 	}
-	/* Plain calls get this CPU's memory node (it has room). */
+	/* Plain calls get this CPU's memory node (it has room), unless the
+	 * sheaves are node-blind: then the remote objects freed above are
+	 * in this CPU's sheaf, and come out first. */
 	{
 		void *p = kmem_cache_alloc(s, GFP_KERNEL);
 
 		KUNIT_ASSERT_NOT_NULL(test, p);
-		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)),
-				numa_mem_id());
+		if (slab_numa_mode != SLAB_NUMA_BLIND)
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)),
+					numa_mem_id());
 		kmem_cache_free(s, p);
 	}
 	KUNIT_EXPECT_NULL(test, kmalloc_node(NUMA_TEST_OBJECT_SIZE,
