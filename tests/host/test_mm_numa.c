@@ -1034,6 +1034,10 @@ static void strict_fails_where_linux_falls_back(struct kunit *test)
 	p = kmem_cache_alloc(fresh, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, obj_nid(p), 1);
+	/* This CPU's sheaf now holds node 1's objects: a request bound to
+	 * node 0 must not take its top (alloc_from_pcs_node()). */
+	KUNIT_EXPECT_NULL(test, kmem_cache_alloc_node(fresh, GFP_KERNEL |
+						      __GFP_THISNODE, 0));
 	kmem_cache_free(fresh, p);
 	p = kmem_cache_alloc_node(fresh, GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
