@@ -121,6 +121,10 @@ static inline bool node_online(int nid)
 	for ((nid) = 0; (nid) < nr_node_ids; (nid)++) \
 		if (!node_online(nid)) {} else
 
+/* d as a machine without a SLIT has it: LOCAL_DISTANCE on the diagonal,
+ * REMOTE_DISTANCE everywhere else (srat.c and numa_init() both use it). */
+void numa_default_distances(u8 d[MAX_NUMNODES][MAX_NUMNODES]);
+
 /* Distance between two online nodes (LOCAL_DISTANCE for a node itself). */
 int node_distance(int from, int to);
 

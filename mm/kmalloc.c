@@ -240,9 +240,10 @@ bool kmalloc_large_block_start(const void *p)
 /* A kmalloc object of class s from its slabs (the full path), keeping
  * the size asked where a debug cache keeps it. */
 static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
-					   size_t size, unsigned long caller)
+					   size_t size, int node,
+					   unsigned long caller)
 {
-	void *object = slab_alloc_caller(s, gfp, caller);
+	void *object = slab_alloc_node_caller(s, gfp, node, caller);
 
 	if (object) {
 		slab_kmalloc_set_size(s, object, size);
@@ -251,14 +252,15 @@ static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
 	return object;
 }
 
-static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
+static void *kmalloc_slow(size_t size, gfp_t gfp, int node,
+			  unsigned long caller)
 {
 	if (!size)
 		return ZERO_SIZE_PTR;
 	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large(size, gfp, NUMA_NO_NODE);
+		return kmalloc_large(size, gfp, node);
 	return kmalloc_cache_slow(kmalloc_caches[kmalloc_index(size)], gfp,
-				  size, caller);
+				  size, node, caller);
 }
 
 /*
@@ -271,22 +273,7 @@ static void *kmalloc_slow(size_t size, gfp_t gfp, unsigned long caller)
  */
 void *kmalloc_node(size_t size, gfp_t gfp, int node)
 {
-	struct kmem_cache *s;
-	void *object;
-
-	if (node == NUMA_NO_NODE)
-		return kmalloc_slow(size, gfp, _RET_IP_);
-	if (!size)
-		return ZERO_SIZE_PTR;
-	if (size > KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_large(size, gfp, node);
-	s = kmalloc_caches[kmalloc_index(size)];
-	object = slab_alloc_node_caller(s, gfp, node, _RET_IP_);
-	if (object) {
-		slab_kmalloc_set_size(s, object, size);
-		kasan_kmalloc(s, object, size);
-	}
-	return object;
+	return kmalloc_slow(size, gfp, node, _RET_IP_);
 }
 
 void *__kmalloc(size_t size, gfp_t gfp)
@@ -302,7 +289,7 @@ void *__kmalloc(size_t size, gfp_t gfp)
 			return object;
 		}
 	}
-	return kmalloc_slow(size, gfp, _RET_IP_);
+	return kmalloc_slow(size, gfp, NUMA_NO_NODE, _RET_IP_);
 }
 
 void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size)
@@ -315,12 +302,12 @@ void *__kmalloc_cache(struct kmem_cache *s, gfp_t gfp, size_t size)
 			return object;
 		}
 	}
-	return kmalloc_cache_slow(s, gfp, size, _RET_IP_);
+	return kmalloc_cache_slow(s, gfp, size, NUMA_NO_NODE, _RET_IP_);
 }
 
 void *kzalloc(size_t size, gfp_t gfp)
 {
-	return kmalloc_slow(size, gfp | __GFP_ZERO, _RET_IP_);
+	return kmalloc_slow(size, gfp | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
 }
 
 void *kcalloc(size_t n, size_t size, gfp_t gfp)
@@ -329,7 +316,7 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp)
 
 	if (__builtin_mul_overflow(n, size, &bytes))
 		return NULL;
-	return kmalloc_slow(bytes, gfp | __GFP_ZERO, _RET_IP_);
+	return kmalloc_slow(bytes, gfp | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
 }
 
 static void __kfree(const void *p, unsigned long caller)
@@ -457,7 +444,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		return ZERO_SIZE_PTR;
 	}
 	if (ZERO_OR_NULL_PTR(p))
-		return kmalloc_slow(new_size, gfp, _RET_IP_);
+		return kmalloc_slow(new_size, gfp, NUMA_NO_NODE, _RET_IP_);
 	page = kmalloc_page(p);
 	if (page && !kmalloc_still_owned(p, page, "krealloc()", _RET_IP_))
 		return NULL;
@@ -476,7 +463,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 		kasan_poison((char *)p + new_size, class_size - new_size);
 		return (void *)p;
 	}
-	n = kmalloc_slow(new_size, gfp, _RET_IP_);
+	n = kmalloc_slow(new_size, gfp, NUMA_NO_NODE, _RET_IP_);
 	if (!n)
 		return NULL;       /* p is left as it was */
 	/* Without a debug cache the size once asked is not kept: all of

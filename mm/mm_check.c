@@ -230,6 +230,8 @@ struct cache_scan {
 	/* N2: the node every object of the sheaves being checked must be
 	 * on (strict mode), or NUMA_NO_NODE for any. */
 	int sheaf_nid;
+	/* N1: the node whose lists are being checked. */
+	int list_nid;
 };
 
 static bool bootstrap_in_a_list(void)
@@ -606,6 +608,10 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 		return;
 	}
 	check_slab_pages(cs, slab);
+	if (slab_nid(slab) != cs->list_nid)
+		violation(&cs->c, SLAB_RULES,
+			  "slab %p of node %d is on node %d's lists",
+			  page_address(slab), slab_nid(slab), cs->list_nid);
 	if (slab->objects != s->objects ||
 	    slab->objects > SLAB_MAX_OBJECTS) {
 		violation(&cs->c, SLAB_C, "slab %p has %u objects, the cache %lu",
@@ -656,19 +662,6 @@ static void check_slab_list_locked(struct cache_scan *cs,
 		check_slab_locked(cs, slab, on_full, held_found, empty);
 }
 
-/* N1: every slab on node nid's lists has its pages on node nid. */
-static void check_slab_nodes_locked(struct cache_scan *cs,
-				    struct list_head *list, int nid)
-{
-	struct page *slab;
-
-	list_for_each_entry(slab, list, lru)
-		if (slab_nid(slab) != nid)
-			violation(&cs->c, SLAB_RULES,
-				  "slab %p of node %d is on node %d's lists",
-				  page_address(slab), slab_nid(slab), nid);
-}
-
 /* L1-L4 and N1 for node nid; the slab and held counts add up over nodes
  * (check_slabs()). */
 static void check_node_slabs(struct cache_scan *cs, int nid,
@@ -682,14 +675,11 @@ static void check_node_slabs(struct cache_scan *cs, int nid,
 		violation(&cs->c, SLAB_C, "list_lock held (not quiescent)");
 		return;
 	}
+	cs->list_nid = nid;
 	check_slab_list_locked(cs, &n->partial, false, &nr_partial,
 			       held_found, &empty);
 	check_slab_list_locked(cs, &n->full, true, &nr_full, held_found,
 			       &empty);
-	if (nr_partial)
-		check_slab_nodes_locked(cs, &n->partial, nid);
-	if (nr_full)
-		check_slab_nodes_locked(cs, &n->full, nid);
 	if (nr_partial != n->nr_partial)
 		violation(&cs->c, SLAB_RULES, "%lu slabs on partial, nr_partial %lu",
 			  nr_partial, n->nr_partial);

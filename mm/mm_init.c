@@ -128,21 +128,37 @@ static void free_memblock_ranges(void)
 	}
 }
 
-/* The pfns of node nid's ranges, clipped to [lo, hi): [*first, *last). */
+/*
+ * numa_next_range() in frames, clipped to [lo, hi): the next node range
+ * with frames there, as [*s, *e) of node *nid.  *cursor = 0 first.
+ */
+static bool next_node_pfns(unsigned int *cursor, unsigned long lo,
+			   unsigned long hi, unsigned long *s,
+			   unsigned long *e, int *nid)
+{
+	u64 ns, ne;
+
+	while (numa_next_range(cursor, &ns, &ne, nid)) {
+		*s = max((unsigned long)(ns >> PAGE_SHIFT), lo);
+		*e = min((unsigned long)(ne >> PAGE_SHIFT), hi);
+		if (*s < *e)
+			return true;
+	}
+	return false;
+}
+
+/* The frames of node nid's ranges in [lo, hi): [*first, *last). */
 static bool node_pfn_span(int nid, unsigned long lo, unsigned long hi,
 			  unsigned long *first, unsigned long *last)
 {
+	unsigned long s, e;
 	unsigned int r = 0;
-	u64 ns, ne;
 	int n;
 
 	*first = hi;
 	*last = lo;
-	while (numa_next_range(&r, &ns, &ne, &n)) {
-		unsigned long s = max((unsigned long)(ns >> PAGE_SHIFT), lo);
-		unsigned long e = min((unsigned long)(ne >> PAGE_SHIFT), hi);
-
-		if (n != nid || s >= e)
+	while (next_node_pfns(&r, lo, hi, &s, &e, &n)) {
+		if (n != nid)
 			continue;
 		*first = min(*first, s);
 		*last = max(*last, e);
@@ -154,15 +170,11 @@ static bool node_pfn_span(int nid, unsigned long lo, unsigned long hi,
  * all frames the first memory node's). */
 static void memmap_set_nodes(unsigned long lo, unsigned long hi)
 {
+	unsigned long s, e, pfn;
 	unsigned int r = 0;
-	u64 ns, ne;
 	int nid;
 
-	while (numa_next_range(&r, &ns, &ne, &nid)) {
-		unsigned long s = max((unsigned long)(ns >> PAGE_SHIFT), lo);
-		unsigned long e = min((unsigned long)(ne >> PAGE_SHIFT), hi);
-		unsigned long pfn;
-
+	while (next_node_pfns(&r, lo, hi, &s, &e, &nid)) {
 		for (pfn = s; pfn < e; pfn++) {
 			struct page *page = pfn_to_page(pfn);
 

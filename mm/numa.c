@@ -182,14 +182,13 @@ static void build_fallback_lists(void)
 	}
 }
 
-static void default_distances(void)
+void numa_default_distances(u8 d[MAX_NUMNODES][MAX_NUMNODES])
 {
 	int a, b;
 
 	for (a = 0; a < MAX_NUMNODES; a++)
 		for (b = 0; b < MAX_NUMNODES; b++)
-			numa_distance[a][b] = a == b ? LOCAL_DISTANCE :
-						       REMOTE_DISTANCE;
+			d[a][b] = a == b ? LOCAL_DISTANCE : REMOTE_DISTANCE;
 }
 
 static void reset_cpus(void)
@@ -209,7 +208,7 @@ static void numa_single_node(void)
 	node_set_state(0, NODE_ONLINE);
 	node_set_state(0, NODE_MEMORY);
 	node_set_state(0, NODE_CPU);
-	default_distances();
+	numa_default_distances(numa_distance);
 	build_fallback_lists();
 	reset_cpus();
 }
@@ -376,7 +375,7 @@ void numa_init(void)
 	if (t->has_distances)
 		memcpy(numa_distance, t->distance, sizeof(numa_distance));
 	else
-		default_distances();
+		numa_default_distances(numa_distance);
 	build_fallback_lists();
 	pr_info("numa: %d nodes from the SRAT\n", nr_node_ids);
 	for (nid = 0; nid < nr_node_ids; nid++)

@@ -638,21 +638,15 @@ static struct page *get_page_from_nodes(int preferred, gfp_t gfp,
 					unsigned int order,
 					struct lock_mode *mode)
 {
-	const int *fallback = node_fallback(preferred);
+	const int this_node_only[] = { preferred, NUMA_NO_NODE };
+	const int *fallback = (gfp & __GFP_THISNODE) ? this_node_only :
+			      node_fallback(preferred);
 	struct page *page;
 	unsigned int i;
 
-	if (gfp & __GFP_THISNODE) {
-		if (!NODE_DATA(preferred))
-			return NULL;
-		page = get_page_from_node(NODE_DATA(preferred), gfp, order,
-					  mode);
-		if (page)
-			numa_stat_count(NUMA_STAT_PAGES, preferred, preferred,
-					1ul << order);
-		return page;
-	}
 	for (i = 0; fallback[i] != NUMA_NO_NODE; i++) {
+		if (!NODE_DATA(fallback[i]))   /* a memoryless node asked */
+			continue;
 		page = get_page_from_node(NODE_DATA(fallback[i]), gfp, order,
 					  mode);
 		if (page) {

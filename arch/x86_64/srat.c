@@ -135,17 +135,6 @@ static u64 read_u64(const u8 *p)
 	return (u64)read_u32(p) | (u64)read_u32(p + 4) << 32;
 }
 
-/* What the distances are without a SLIT (include/numa.h). */
-static void numa_set_default_distances(struct numa_topology *t)
-{
-	unsigned int a, b;
-
-	for (a = 0; a < MAX_NUMNODES; a++)
-		for (b = 0; b < MAX_NUMNODES; b++)
-			t->distance[a][b] = a == b ? LOCAL_DISTANCE :
-						     REMOTE_DISTANCE;
-}
-
 /* ---- the SRAT ---- */
 
 /* The walk: the table, and the entry being read (for the messages). */
@@ -451,7 +440,7 @@ bool acpi_parse_srat(const void *table, size_t len, struct numa_topology *t)
 				   t->nr_cpus, t->nr_cpus == 1 ? "" : "s");
 	srat_number_nodes(t);
 	srat_sort_memblks(t);
-	numa_set_default_distances(t);
+	numa_default_distances(t->distance);
 	t->valid = true;
 	return true;
 }
@@ -469,7 +458,7 @@ static __printf(2, 3) bool slit_refuse(struct numa_topology *t,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	t->has_distances = false;
-	numa_set_default_distances(t);
+	numa_default_distances(t->distance);
 	numa_warn("numa: SLIT %s; using the default distances (%d local, %d remote)",
 		  why, LOCAL_DISTANCE, REMOTE_DISTANCE);
 	return false;
