@@ -62,9 +62,11 @@
 #include <kernel.h>
 #include <irq_work.h>
 #include <mm.h>
+#include <memblock.h>
 #include <mm_check.h>
 #include <mm_points.h>
 #include <mmzone.h>
+#include <numa.h>
 #include <rcupdate.h>
 #include <slab.h>
 #include <smp.h>
@@ -146,13 +148,40 @@ static void il_run_irq_work_everywhere(void)
 	host_cpu_id = me;
 }
 
+/*
+ * The host search runs on two nodes, so the node scenario meets remote
+ * frees and node requests there too: node 0 below IL_NODE_SPLIT (CPUs 0
+ * and 1, where the search runs), node 1 above (CPUs 2 and up).
+ */
+#define IL_NODE_SPLIT  (32ull << 20)
+#define IL_NODE1_CPU   2
+
+static void il_two_nodes(void)
+{
+	unsigned int cpu;
+
+	memset(&numa_firmware, 0, sizeof(numa_firmware));
+	numa_firmware.valid = true;
+	numa_firmware.nr_nodes = 2;
+	numa_firmware.pxm[1] = 1;
+	numa_firmware.nr_memblks = 2;
+	numa_firmware.memblk[0] = (struct numa_memblk){ 0, IL_NODE_SPLIT, 0 };
+	numa_firmware.memblk[1] = (struct numa_memblk){ IL_NODE_SPLIT,
+							MEMBLOCK_MAX_PHYS, 1 };
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		numa_firmware.cpu[numa_firmware.nr_cpus++] = (struct numa_cpu){
+			cpu, cpu < IL_NODE1_CPU ? 0 : 1 };
+}
+
 static int il_env_init(void)
 {
+	il_two_nodes();
 	if (slab_test_env_init())
 		return -1;
 	rcu_init();
 	return 0;
 }
+/* (arena_exit(), inside, puts back one node.) */
 static void il_env_exit(void) { slab_test_env_exit(); }
 static bool il_remote_possible(void) { return nr_cpu_ids > 1; }
 
@@ -1115,6 +1144,55 @@ static void body_kmalloc(void)
 	km_free(objs[0]);
 }
 
+/*
+ * Node requests and remote frees (docs/numa.md): kmem_cache_alloc_node()
+ * and kmalloc_node() of this CPU's memory node (the sheaf's top checked
+ * for its node), of another node (that node's slabs, a new slab there),
+ * with __GFP_THISNODE, kmalloc_nolock() of a node; then every object
+ * freed here, the remote ones past the sheaves to their node's slabs
+ * under that node's list_lock (a full remote slab among them, so one
+ * moves between that node's lists).  On one node only the local half
+ * runs.
+ */
+#define NODE_OBJS (2 * IL_CAP + 1)
+
+static void *node_alloc(int nid, gfp_t gfp)
+{
+	void *p = kmem_cache_alloc_node(il.s, gfp, nid);
+
+	live_add(p);
+	return p;
+}
+
+static void body_nodes(void)
+{
+	int here = numa_mem_id(), far = NUMA_NO_NODE, nid;
+	unsigned int i, n = 0;
+
+	for (nid = 0; nid < nr_node_ids; nid++)
+		if (nid != here && node_state(nid, NODE_MEMORY))
+			far = nid;
+	alloc_n(IL_CAP);                   /* the sheaf holds local ones */
+	free_n(0, IL_CAP);
+	for (i = 0; i < NODE_OBJS; i++)
+		objs[n++] = node_alloc(here, GFP_KERNEL);
+	objs[n++] = node_alloc(here, GFP_KERNEL | __GFP_THISNODE);
+	if (far != NUMA_NO_NODE) {
+		/* A whole remote slab and one more: the frees move a full
+		 * slab back to its node's partial list. */
+		for (i = 0; i <= il.s->objects && n < IL_MAX_LIVE - 2; i++)
+			objs[n++] = node_alloc(far, GFP_KERNEL);
+		objs[n++] = node_alloc(far, GFP_KERNEL | __GFP_THISNODE);
+	}
+	objs[n] = kmalloc_node(64, GFP_KERNEL, far != NUMA_NO_NODE ? far : here);
+	live_add(objs[n]);
+	km_free(objs[n]);
+	objs[n] = kmalloc_nolock(64, 0, far != NUMA_NO_NODE ? far : here);
+	live_add(objs[n]);
+	km_free(objs[n]);
+	free_n(0, n);
+}
+
 static bool setup_any_cache(void)
 {
 	il.s = kmalloc_slab(64);
@@ -1158,6 +1236,7 @@ static const struct il_scenario il_scenarios[] = {
 	{ .name = "pages", .setup = setup_pages, .body = body_pages, .teardown = teardown_nothing },
 	{ .name = "kmalloc", .setup = setup_any_cache, .body = body_kmalloc, .teardown = teardown_nothing },
 	{ .name = "kfree_rcu", .setup = setup_sheaf_cache, .body = body_kfree_rcu, .teardown = teardown_private },
+	{ .name = "nodes", .setup = setup_sheaf_cache, .body = body_nodes, .teardown = teardown_private },
 };
 
 /* ===================================================================== */
@@ -1675,6 +1754,7 @@ IL_SCENARIO_CASE(11, il_deferred)
 IL_SCENARIO_CASE(12, il_pages)
 IL_SCENARIO_CASE(13, il_kmalloc)
 IL_SCENARIO_CASE(14, il_kfree_rcu)
+IL_SCENARIO_CASE(15, il_nodes)
 
 /*
  * The points this search aims at.  Three are reached only where no
@@ -1739,6 +1819,7 @@ static struct kunit_case il_cases[] = {
 	KUNIT_CASE(il_pages),
 	KUNIT_CASE(il_kmalloc),
 	KUNIT_CASE(il_kfree_rcu),
+	KUNIT_CASE(il_nodes),
 	KUNIT_CASE(il_figures),
 	{}
 };
