@@ -798,12 +798,74 @@ static void buddy_never_merges_across_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
 }
 
+/* The frame that holds pfn's struct page. */
+static phys_addr_t memmap_frame(unsigned long pfn)
+{
+	return virt_to_phys(pfn_to_page(pfn));
+}
+
+/*
+ * Each node's struct pages sit in that node's memory.  One memmap page
+ * holds the struct pages of PAGES_PER_MEMMAP_PAGE frames; where a node
+ * boundary cuts one, it lives on the node of its first frame.
+ */
+#define PAGES_PER_MEMMAP_PAGE (PAGE_SIZE / sizeof(struct page))
+
+static void expect_memmap_on_nodes(struct kunit *test)
+{
+	unsigned long pfn, bad = 0, first_bad = 0;
+
+	for (pfn = NUMA_ARENA_BASE >> PAGE_SHIFT;
+	     pfn < NUMA_ARENA_END >> PAGE_SHIFT; pfn++) {
+		unsigned long head = ALIGN_DOWN(pfn, PAGES_PER_MEMMAP_PAGE);
+		int want = page_to_nid(pfn_to_page(
+			max(head, (unsigned long)(NUMA_ARENA_BASE >> PAGE_SHIFT))));
+
+		if (phys_to_nid(memmap_frame(pfn)) != want && !bad++)
+			first_bad = pfn;
+	}
+	if (bad)
+		kunit_info(test, "%lu frames' struct pages on the wrong node, the first pfn %#lx (node %d) on node %d",
+			   bad, first_bad, page_to_nid(pfn_to_page(first_bad)),
+			   phys_to_nid(memmap_frame(first_bad)));
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static void memmap_per_node(struct kunit *test)
+{
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes(test);
+	expect_memmap_on_nodes(test);
+}
+
+/* A boundary inside one memmap page (128 KiB past 30 MiB), and a node
+ * whose ranges are split by the other's. */
+static void memmap_per_node_odd_boundaries(struct kunit *test)
+{
+	fw_two_nodes(NUMA_ODD_SPLIT + 128 * 1024);
+	boot_nodes(test);
+	expect_memmap_on_nodes(test);
+	arena_exit(&test_arena);
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(24 * MiB, 32 * MiB, 1);
+	fw_memblk(32 * MiB, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	boot_nodes(test);
+	expect_memmap_on_nodes(test);
+}
+
 static struct kunit_case numa_pages_cases[] = {
 	KUNIT_CASE(pages_come_from_the_node_asked),
 	KUNIT_CASE(exhausted_node_falls_back),
 	KUNIT_CASE(numastat_counts_pages),
 	KUNIT_CASE(memoryless_node_served_by_nearest),
 	KUNIT_CASE(buddy_never_merges_across_nodes),
+	KUNIT_CASE(memmap_per_node),
+	KUNIT_CASE(memmap_per_node_odd_boundaries),
 	{}
 };
 
