@@ -6,6 +6,13 @@
  *                       except the image's text, rodata and kallsyms
  *                       (read-only), never executable.  The same base as
  *                       Linux x86-64.
+ *   0xffffc90000000000  IOREMAP_BASE (arch/x86_64/paging.c): MMIO, uncached.
+ *   0xffffea0000000000  VMEMMAP_BASE: the memmap, struct page of frame
+ *                       pfn at VMEMMAP_BASE + pfn * 64, backed from each
+ *                       node's own memory (mm/mm_init.c), read-write,
+ *                       never executable.  VMEMMAP_SIZE (1 TiB) covers
+ *                       64 TiB of physical addresses.  Linux's vmemmap
+ *                       base.
  *   0xffffffff80000000  KERNEL_VMA: physical address 0 as the kernel image
  *                       sees it; the image is loaded at KERNEL_LOAD_PHYS and
  *                       runs at KERNEL_VMA + KERNEL_LOAD_PHYS (-mcmodel=kernel
@@ -27,6 +34,8 @@
 #define DIRECT_MAP_BASE   0xffff888000000000ul
 #define KERNEL_VMA        0xffffffff80000000ul
 #define KERNEL_LOAD_PHYS  0x200000ul
+#define VMEMMAP_BASE      0xffffea0000000000ul
+#define VMEMMAP_SIZE      (1ul << 40)
 
 static inline void *phys_to_virt(phys_addr_t p)
 {

@@ -109,7 +109,16 @@ struct page {
 
 BUILD_BUG_ON(sizeof(struct page) != 64);
 
-/* ---- the memmap ---- */
+/*
+ * ---- the memmap ----
+ * One virtual array indexed by frame number (Linux's vmemmap): the
+ * struct page of pfn is at vmemmap + pfn, so pfn_to_page() stays one
+ * addition.  Its pages are backed piece by piece, each from the node of
+ * the frames it describes (mm/mm_init.c), through the platform hooks
+ * below: the kernel's are in arch/x86_64/paging.c (page tables at
+ * VMEMMAP_BASE), the host tests' in tests/host/host_support.c (the
+ * arena's frames mapped a second time with mmap()).
+ */
 extern struct page *mem_map;     /* struct page for pfn == mem_map_base_pfn */
 extern unsigned long mem_map_base_pfn;
 extern unsigned long mem_map_end_pfn; /* one past the last pfn covered */
@@ -118,6 +127,19 @@ extern unsigned long mem_map_end_pfn; /* one past the last pfn covered */
  * set up, which makes every address "outside". */
 extern unsigned long mem_map_virt_start;
 extern unsigned long mem_map_virt_size;
+
+/* Virtual room for the struct pages of frames [0, end_pfn), unbacked:
+ * the struct page of frame 0 (NULL when the room is too small). */
+struct page *vmemmap_reserve(unsigned long end_pfn);
+/* Back memmap addresses [start, end) (page-aligned) with the frames from
+ * phys on; page tables it needs come from node nid.  false: no memory
+ * for them (said on the console). */
+bool vmemmap_map(unsigned long start, unsigned long end, phys_addr_t phys,
+		 int nid);
+/* The frame behind memmap address addr, in *phys: false if unbacked. */
+bool vmemmap_lookup(const void *addr, phys_addr_t *phys);
+/* Host tests: unmap it all (the kernel never gives its memmap back). */
+void vmemmap_release(void);
 
 static inline struct page *pfn_to_page(unsigned long pfn)
 {

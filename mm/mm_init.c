@@ -1,19 +1,38 @@
 /*
  * mm_init.c - from memblock to a running buddy allocator.
  *
- * The memmap is one flat array of struct page, one per frame from the
- * first to the last frame of RAM (holes included: a hole's struct pages
- * simply stay PG_reserved forever), whatever node each frame is on.  Its
- * memory comes from memblock, top down, so it sits at the end of RAM (on
- * the last node: Linux would give each node its own part) and is reserved
- * like everything else memblock handed out:
+ * The memmap is one virtual array of struct page indexed by frame number
+ * (Linux's vmemmap): the struct page of frame pfn is vmemmap[pfn], so
+ * pfn_to_page() is one addition and page_to_pfn() one subtraction.  Only
+ * [mem_map_base_pfn, mem_map_end_pfn), the first to the last frame of
+ * RAM, is backed (holes included: a hole's struct pages simply stay
+ * PG_reserved forever).  The backing is per node, as Linux's SPARSEMEM
+ * gives it: each memmap page (64 struct pages, 256 KiB of RAM described)
+ * comes from the node whose frames it describes, so a CPU reads the
+ * struct pages of its node's memory from that node.
+ *
+ *   virtual:  vmemmap[base] ........................ vmemmap[end - 1]
+ *             |<-- pages of node 0's frames -->|<-- node 1's frames -->|
+ *   backed:   memblock of node 0               memblock of node 1
+ *
+ * A memmap page that a node boundary cuts lives on the node of its first
+ * frame with RAM; a page that describes only a hole follows the page
+ * before it.  Runs of pages with one node are one memblock allocation
+ * (2 MiB aligned when at least that big, so the platform can map it with
+ * large pages), reserved like everything else memblock hands out, and
+ * mapped by the platform hook vmemmap_map() (include/mm.h).  Unlike
+ * Linux, holes inside RAM's span are backed too (a 1 GiB PCI hole below
+ * 4 GiB costs 16 MiB of memmap), so
+ * that pfn_valid() stays a range check.
+ *
+ * The zones:
  *
  *   pfn:  base ............................................... end
- *   mem_map[0] ....................................... mem_map[end-base-1]
  *         |<------ ZONE_DMA32 (below 4 GiB) ------>|<-- ZONE_NORMAL -->|
  *
  * Order of events in mm_init_nodes():
- *   1. allocate the memmap from memblock (so it is reserved);
+ *   1. the memmap: virtual room, each run backed from its node's
+ *      memblock (so it is reserved);
  *   2. every struct page: PG_reserved, its node (numa_next_range(),
  *      include/numa.h) and zone in page->flags;
  *   3. each node with memory: its zones over the span of its ranges,
@@ -37,6 +56,9 @@
 #include "internal.h"
 
 struct page *mem_map;
+/* vmemmap[pfn] is frame pfn's struct page; only [mem_map_base_pfn,
+ * mem_map_end_pfn) of it is backed. */
+static struct page *vmemmap;
 unsigned long mem_map_base_pfn;
 unsigned long mem_map_end_pfn;
 unsigned long mem_map_virt_start;
@@ -185,32 +207,105 @@ static void memmap_set_nodes(unsigned long lo, unsigned long hi)
 	}
 }
 
+/* Frames whose struct pages share one page of the memmap (64). */
+#define PAGES_PER_MEMMAP_PAGE (PAGE_SIZE / sizeof(struct page))
+/* A memmap run at least this big is allocated aligned to it: one large
+ * (PD-level) page on x86-64. */
+#define MEMMAP_LARGE_PAGE (2ul << 20)
+
+/*
+ * The node that holds the memmap page for frames [pfn, pfn +
+ * PAGES_PER_MEMMAP_PAGE): the node of the first of them in a node range;
+ * a page that describes only holes follows the page before it (prev).
+ */
+static int memmap_page_nid(unsigned long pfn, int prev)
+{
+	unsigned long s, e;
+	unsigned int r = 0;
+	int nid;
+
+	if (next_node_pfns(&r, pfn, pfn + PAGES_PER_MEMMAP_PAGE, &s, &e, &nid))
+		return nid;
+	return prev;
+}
+
+/* Back the memmap pages of frames [first, last) (whole memmap pages)
+ * with one allocation from node nid. */
+static bool memmap_populate(unsigned long first, unsigned long last,
+			    int nid)
+{
+	unsigned long start = (unsigned long)(vmemmap + first);
+	unsigned long end = (unsigned long)(vmemmap + last);
+	u64 bytes = end - start;
+	phys_addr_t phys;
+
+	/* Whole 2 MiB pieces let the platform map it with large pages. */
+	phys = memblock_alloc_try_nid(bytes, bytes >= MEMMAP_LARGE_PAGE ?
+				      MEMMAP_LARGE_PAGE : PAGE_SIZE, nid);
+	if (!phys) {
+		pr_err("mm: no room for the memmap of pfns [%#lx-%#lx) (%lu KiB)\n",
+		       first, last, (unsigned long)(bytes >> 10));
+		return false;
+	}
+	pr_info("mm: memmap of pfns [%#lx-%#lx): %lu KiB at [mem %#lx-%#lx], node %d%s\n",
+		first, last, (unsigned long)(bytes >> 10), (unsigned long)phys,
+		(unsigned long)(phys + bytes - 1), phys_to_nid(phys),
+		phys_to_nid(phys) == nid ? "" : " (its own node is full)");
+	return vmemmap_map(start, end, phys, nid);
+}
+
+/*
+ * The memmap for frames [start_pfn, end_pfn): room at vmemmap, then each
+ * run of memmap pages with the same node backed from that node.
+ */
+static bool memmap_alloc(unsigned long start_pfn, unsigned long end_pfn)
+{
+	unsigned long first = ALIGN_DOWN(start_pfn, PAGES_PER_MEMMAP_PAGE);
+	unsigned long last = ALIGN_UP(end_pfn, PAGES_PER_MEMMAP_PAGE);
+	unsigned long pfn, run = first;
+	int run_nid;
+
+	vmemmap = vmemmap_reserve(last);
+	if (!vmemmap) {
+		pr_err("mm: no virtual room for a memmap of pfns [0-%#lx)\n",
+		       last);
+		return false;
+	}
+	run_nid = memmap_page_nid(first, node_fallback(0)[0]);
+	for (pfn = first; pfn < last; pfn += PAGES_PER_MEMMAP_PAGE) {
+		int nid = memmap_page_nid(pfn, run_nid);
+
+		if (nid == run_nid)
+			continue;
+		if (!memmap_populate(run, pfn, run_nid))
+			return false;
+		run = pfn;
+		run_nid = nid;
+	}
+	if (!memmap_populate(run, last, run_nid))
+		return false;
+	mem_map = vmemmap + start_pfn;
+	return true;
+}
+
 bool mm_init_nodes(struct pglist_data *pgdat)
 {
 	unsigned long start_pfn = memblock_start_of_DRAM() >> PAGE_SHIFT;
 	unsigned long end_pfn = memblock_end_of_DRAM() >> PAGE_SHIFT;
-	u64 bytes = (u64)(end_pfn - start_pfn) * sizeof(struct page);
-	phys_addr_t phys;
 	int nid;
 
 	if (end_pfn <= start_pfn)
 		return false;
-	phys = memblock_alloc(bytes, PAGE_SIZE);
-	if (!phys) {
-		pr_err("mm: no room for a memmap of %lu KiB\n",
-		       (unsigned long)(bytes >> 10));
+	if (!memmap_alloc(start_pfn, end_pfn))
 		return false;
-	}
-	mem_map = phys_to_virt(phys);
 	mem_map_base_pfn = start_pfn;
 	mem_map_end_pfn = end_pfn;
 	mem_map_virt_start = (unsigned long)phys_to_virt(
 		(phys_addr_t)start_pfn << PAGE_SHIFT);
 	mem_map_virt_size = (end_pfn - start_pfn) << PAGE_SHIFT;
-	pr_info("mm: memmap of %lu struct pages (%lu bytes each, %lu KiB) at [mem %#lx-%#lx], on node %d\n",
+	pr_info("mm: memmap of %lu struct pages (%lu bytes each) at %p, each part on its node\n",
 		end_pfn - start_pfn, (unsigned long)sizeof(struct page),
-		(unsigned long)(bytes >> 10), (unsigned long)phys,
-		(unsigned long)(phys + bytes - 1), phys_to_nid(phys));
+		(void *)mem_map);
 
 	memmap_init(node_fallback(0)[0], start_pfn, end_pfn);
 	memmap_set_nodes(start_pfn, end_pfn);
@@ -234,6 +329,9 @@ void mm_exit_nodes(void)
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		node_data[nid] = NULL;
 	mem_map_virt_start = mem_map_virt_size = 0;
+	vmemmap_release();
+	vmemmap = mem_map = NULL;
+	mem_map_base_pfn = mem_map_end_pfn = 0;
 }
 
 void mm_core_init(void)

@@ -151,6 +151,25 @@ bool numa_next_range(unsigned int *cursor, u64 *start, u64 *end, int *nid)
 	return true;
 }
 
+phys_addr_t memblock_alloc_try_nid(u64 size, u64 align, int nid)
+{
+	unsigned int i = nr_node_memblks;
+
+	/* Ranges are in address order: the last with room has the highest
+	 * fit, as memblock_alloc() would choose. */
+	while (i-- > 0) {
+		phys_addr_t p;
+
+		if (node_memblk[i].nid != nid)
+			continue;
+		p = memblock_alloc_range(size, align, node_memblk[i].start,
+					 node_memblk[i].end);
+		if (p)
+			return p;
+	}
+	return memblock_alloc(size, align);
+}
+
 /* Fill fallback[n] for every node: nodes with memory by distance. */
 static void build_fallback_lists(void)
 {

@@ -16,6 +16,12 @@
  *                              section gets its own rights:
  *                              text R+X, rodata R+NX, data/bss RW+NX.
  *   IOREMAP_BASE ...           MMIO (the local and I/O APIC), uncached.
+ *   VMEMMAP_BASE + pfn * 64    the memmap (mm/mm_init.c), added after
+ *                              the switch by vmemmap_map(): each run from
+ *                              its node's memory, 2 MiB pages where a
+ *                              whole aligned 2 MiB allows, else 4 KiB;
+ *                              read-write, NX.  Its page tables come from
+ *                              memblock on the same node, not the pool.
  *
  * The invariant is W^X by physical page, not just by mapping: no page is
  * writable through one entry and executable through this or another (a
@@ -33,7 +39,8 @@
  * without it the bit is reserved and would fault, and W^X cannot hold).
  *
  * Page-table pages come from a static pool in .bss: the memory allocator
- * does not exist yet when this runs.  The pool covers a direct map of
+ * does not exist yet when this runs (the memmap's alone come from
+ * memblock, which exists by then).  The pool covers a direct map of
  * 64 GiB even with 2 MiB pages, plus the tables that splitting huge pages
  * takes; beyond that the boot stops with a message.
  */
@@ -41,6 +48,8 @@
 #include <memlayout.h>
 #include <printk.h>
 #include <string.h>
+#include <mm.h>
+#include <numa.h>
 #include "paging.h"
 #include "cpu.h"
 
@@ -88,8 +97,12 @@ static pte_t *table_virt(pte_t e)
 {
 	u64 phys = e & PTE_ADDR_MASK;
 
-	/* Our tables are all in the image (the pool), below 1 GiB. */
-	return (pte_t *)(phys + KERNEL_VMA);
+	/* The pool's tables are in the image (mapped at KERNEL_VMA before
+	 * the direct map exists); the memmap's come from memblock later,
+	 * when the direct map is up. */
+	if (phys >= KERNEL_LOAD_PHYS && phys < virt_to_phys(__kernel_end))
+		return (pte_t *)(phys + KERNEL_VMA);
+	return phys_to_virt(phys);
 }
 
 static u64 nx(void)
@@ -330,6 +343,90 @@ void paging_unmap_identity_page(phys_addr_t phys)
 		*e = 0;
 		invlpg(phys);
 	}
+}
+
+/* ---- the memmap at VMEMMAP_BASE (the hooks of include/mm.h) ---- */
+
+struct page *vmemmap_reserve(unsigned long end_pfn)
+{
+	if (end_pfn > VMEMMAP_SIZE / sizeof(struct page))
+		return NULL;
+	return (struct page *)VMEMMAP_BASE;
+}
+
+/* The next-level table under table[index], created from node nid's
+ * memory if absent (NULL: memblock has none left). */
+static pte_t *vmemmap_table(pte_t *table, unsigned int index, int nid)
+{
+	if (!(table[index] & PTE_PRESENT)) {
+		phys_addr_t phys = memblock_alloc_try_nid(PAGE_SIZE, PAGE_SIZE,
+							  nid);
+
+		if (!phys) {
+			pr_err("paging: no memory for a memmap page table\n");
+			return NULL;
+		}
+		memset(phys_to_virt(phys), 0, PAGE_SIZE);
+		table[index] = phys | PTE_PRESENT | PTE_WRITE;
+	}
+	BUG_ON(table[index] & PTE_HUGE);
+	return table_virt(table[index]);
+}
+
+bool vmemmap_map(unsigned long start, unsigned long end, phys_addr_t phys,
+		 int nid)
+{
+	u64 flags = PTE_PRESENT | PTE_WRITE | PTE_GLOBAL | nx();
+
+	BUG_ON(start < VMEMMAP_BASE || end > VMEMMAP_BASE + VMEMMAP_SIZE ||
+	       !IS_ALIGNED(start, PAGE_SIZE) || !IS_ALIGNED(phys, PAGE_SIZE));
+	while (start < end) {
+		pte_t *pdpt = vmemmap_table(kernel_pml4, PML4_INDEX(start), nid);
+		pte_t *pd = pdpt ? vmemmap_table(pdpt, PDPT_INDEX(start), nid)
+				 : NULL;
+		pte_t *pt;
+
+		if (!pd)
+			return false;
+		/* A whole aligned 2 MiB on both sides: one large page. */
+		if (IS_ALIGNED(start, PAGE_2M) && IS_ALIGNED(phys, PAGE_2M) &&
+		    end - start >= PAGE_2M &&
+		    !(pd[PD_INDEX(start)] & PTE_PRESENT)) {
+			pd[PD_INDEX(start)] = phys | flags | PTE_HUGE;
+			start += PAGE_2M;
+			phys += PAGE_2M;
+			continue;
+		}
+		pt = vmemmap_table(pd, PD_INDEX(start), nid);
+		if (!pt)
+			return false;
+		pt[PT_INDEX(start)] = phys | flags;
+		start += PAGE_SIZE;
+		phys += PAGE_SIZE;
+	}
+	return true;
+}
+
+bool vmemmap_lookup(const void *addr, phys_addr_t *phys)
+{
+	unsigned long va = (unsigned long)addr;
+	unsigned int level;
+	pte_t *e;
+	u64 span;
+
+	if (va - VMEMMAP_BASE >= VMEMMAP_SIZE)
+		return false;
+	e = lookup_pte(va, &level);
+	if (!e || !(*e & PTE_PRESENT) || level > 2)
+		return false;
+	span = level == 2 ? PAGE_2M : PAGE_SIZE;
+	*phys = (*e & PTE_ADDR_MASK & ~(span - 1)) + (va & (span - 1));
+	return true;
+}
+
+void vmemmap_release(void)
+{
+	/* Never called: mm_exit_nodes() is for the host tests. */
 }
 
 u64 paging_kernel_cr3(void)

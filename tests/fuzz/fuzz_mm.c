@@ -1324,8 +1324,6 @@ static void teardown(void)
 	__atomic_store_n(&kunit_current_test, NULL, __ATOMIC_RELEASE);
 	slab_host_reset();
 	mm_exit_nodes();
-	mem_map = NULL;
-	mem_map_base_pfn = mem_map_end_pfn = 0;
 	memblock_reset();
 	page_poisoning = false;
 	nr_cpu_ids = 1;

@@ -81,11 +81,13 @@ BOOT_CONFIGS = [
 # QEMU options.)  Two nodes run the whole suite, the NMI storms among it;
 # the others the suites that place memory.
 def numa_opts(nodes, distances=()):
-    """QEMU options for nodes given as (CPUs or None, MiB or 0)."""
+    """QEMU options for nodes given as (CPUs or None, MiB or 0, or a QEMU
+    size such as "65664K")."""
     opts = []
     for i, (cpus, mib) in enumerate(nodes):
         if mib:
-            opts += ["-object", "memory-backend-ram,id=m%d,size=%dM" % (i, mib)]
+            size = mib if isinstance(mib, str) else "%dM" % mib
+            opts += ["-object", "memory-backend-ram,id=m%d,size=%s" % (i, size)]
         node = "node,nodeid=%d" % i
         if cpus is not None:
             node += ",cpus=%s" % cpus
@@ -101,9 +103,11 @@ NUMA_PLACEMENT_SUITES = "numa,boot,buddy,slab*,sheaf*,nolock,mm_check*"
 NUMA_BOOT_CONFIGS = [
     ("numa2-smp2-128M", "2", "128M", "",
      numa_opts([("0", 64), ("1", 64)])),
-    # Asymmetric distances: each node's fallback order is its own.
+    # Asymmetric distances: each node's fallback order is its own.  The
+    # first boundary is 128 KiB past 64 MiB, inside one page of the
+    # memmap (which then lives on node 0, the node of its first frame).
     ("numa4-slit-smp4-256M", "4", "256M", "test=" + NUMA_PLACEMENT_SUITES,
-     numa_opts([("0", 64), ("1", 64), ("2", 64), ("3", 64)],
+     numa_opts([("0", "65664K"), ("1", "65408K"), ("2", 64), ("3", 64)],
                [(0, 1, 15), (0, 2, 20), (0, 3, 30), (1, 2, 25), (1, 3, 20),
                 (2, 3, 15)])),
     # Node 2 has a CPU and no memory: it allocates from its nearest node

@@ -33,6 +33,8 @@
 #include <sched.h>
 #include <rseq.h>
 #include <ucontext.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 __thread unsigned int host_cpu_id;
 /* kfree()'s fast path takes slab pages of any node until
@@ -251,4 +253,84 @@ unsigned int on_each_cpu_task(cpu_task_func_t func, void *info)
 {
 	on_each_cpu(func, info, true);
 	return nr_cpu_ids;
+}
+
+/*
+ * ---- the memmap (the hooks of include/mm.h) ----
+ * The kernel maps each run of the memmap onto the frames memblock gave it
+ * on its node.  Here the run is fresh anonymous memory at the address the
+ * kernel would use, and the frames it stands for are recorded
+ * (vmemmap_lookup()), not mapped a second time: the arena must stay
+ * private memory, which fork() copies (the interleaving search runs each
+ * schedule in a child), and the memmap's frames are reserved, so nothing
+ * else reads or writes them.
+ */
+/* The memmap's room, and what is mapped in it (for vmemmap_lookup()). */
+#define HOST_VMEMMAP_RUNS 64
+static void *vmemmap_room;
+static size_t vmemmap_room_size;
+static struct vmemmap_run {
+	unsigned long start, end;
+	phys_addr_t phys;
+} vmemmap_runs[HOST_VMEMMAP_RUNS];
+static unsigned int nr_vmemmap_runs;
+
+struct page *vmemmap_reserve(unsigned long end_pfn)
+{
+	size_t size = ALIGN_UP(end_pfn * sizeof(struct page), PAGE_SIZE);
+	void *room;
+
+	if (vmemmap_room)
+		panic("vmemmap_reserve: a memmap is already set up");
+	room = mmap(NULL, size, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (room == MAP_FAILED)
+		return NULL;
+	vmemmap_room = room;
+	vmemmap_room_size = size;
+	return room;
+}
+
+bool vmemmap_map(unsigned long start, unsigned long end, phys_addr_t phys,
+		 int nid)
+{
+	struct vmemmap_run *run = &vmemmap_runs[nr_vmemmap_runs];
+
+	(void)nid;   /* a host "page table" needs no memory */
+	if (nr_vmemmap_runs == HOST_VMEMMAP_RUNS ||
+	    mmap((void *)start, end - start, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		pr_err("vmemmap_map: cannot map [%#lx-%#lx) for %#llx\n", start,
+		       end, (unsigned long long)phys);
+		return false;
+	}
+	run->start = start;
+	run->end = end;
+	run->phys = phys;
+	nr_vmemmap_runs++;
+	return true;
+}
+
+bool vmemmap_lookup(const void *addr, phys_addr_t *phys)
+{
+	unsigned long va = (unsigned long)addr;
+	unsigned int i;
+
+	for (i = 0; i < nr_vmemmap_runs; i++) {
+		if (va >= vmemmap_runs[i].start && va < vmemmap_runs[i].end) {
+			*phys = vmemmap_runs[i].phys +
+				(va - vmemmap_runs[i].start);
+			return true;
+		}
+	}
+	return false;
+}
+
+void vmemmap_release(void)
+{
+	if (vmemmap_room)
+		munmap(vmemmap_room, vmemmap_room_size);
+	vmemmap_room = NULL;
+	vmemmap_room_size = 0;
+	nr_vmemmap_runs = 0;
 }

@@ -4,7 +4,8 @@
  * The arena plays physical memory from `phys` on: host_direct_map_base is
  * set so that phys_to_virt(phys) is the arena's first byte.  A test feeds a
  * crafted firmware map to memblock (addresses inside the arena), then
- * mm_init_nodes() builds the memmap (inside the arena, from memblock) and
+ * mm_init_nodes() builds the memmap (its frames reserved from memblock,
+ * each node's part from its node: tests/host/host_support.c) and
  * the buddy exactly as the kernel does at boot.  arena_exit() forgets the
  * node and frees the arena; suites call it from their exit hook so a
  * failed assertion never leaks the arena into the next case.
@@ -43,11 +44,16 @@ static inline void arena_map_memory(struct arena *a, u64 phys, u64 size)
 	memblock_reset();
 }
 
-/* Bytes of memmap mm_init_nodes() will take for RAM [start, end). */
+/* Bytes of memmap mm_init_nodes() will take for RAM [start, end): the
+ * memmap pages (64 struct pages each, aligned to frame numbers) that
+ * describe it. */
 static inline u64 arena_memmap_bytes(u64 start, u64 end)
 {
-	return ALIGN_UP(((end - start) >> PAGE_SHIFT) * sizeof(struct page),
-			PAGE_SIZE);
+	const u64 per_page = PAGE_SIZE / sizeof(struct page);
+
+	return (ALIGN_UP(end >> PAGE_SHIFT, per_page) -
+		ALIGN_DOWN(start >> PAGE_SHIFT, per_page)) / per_page *
+	       PAGE_SIZE;
 }
 
 /* numa_firmware as the test set it (one node when it did not). */
@@ -71,8 +77,6 @@ static inline void arena_exit(struct arena *a)
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		numa_cpu_online(cpu, cpu);
 	numa_stat_reset();
-	mem_map = NULL;
-	mem_map_base_pfn = mem_map_end_pfn = 0;
 	free(a->mem);
 	memset(a, 0, sizeof(*a));
 	memblock_reset();

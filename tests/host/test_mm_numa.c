@@ -755,53 +755,75 @@ static void memoryless_node_served_by_nearest(struct kunit *test)
 }
 
 /*
- * Node 0 ends at 30 MiB, inside a MAX_ORDER block: [28, 30) is an order-9
- * block of node 0 and [30, 32) one of node 1, buddies by their frame
- * numbers but never one block.
+ * [24, 28) MiB is one MAX_ORDER block by frame numbers, but node 0 holds
+ * [16, 26) and [32, 48) and node 1 [26, 32) in between: [24, 26) is an
+ * order-9 block of node 0 and [26, 28) one of node 1, buddies by their
+ * frame numbers but never one block.  (Each node's memmap sits at the top
+ * of its last range, [44, 48) and [31, 32) MiB, away from the boundary.)
  */
-static void buddy_never_merges_across_nodes(struct kunit *test)
-{
-	struct zone *z0, *z1;
-	unsigned long pfn;
-	struct page *p;
-	unsigned long n0, n1;
+#define MERGE_BOUNDARY (26 * MiB)
+#define HALF_ORDER (MAX_ORDER - 1)
 
-	fw_two_nodes(NUMA_ODD_SPLIT);
-	boot_nodes(test);
-	drain_all_pages();
-	z0 = &test_arena.pgdat[0].node_zones[ZONE_DMA32];
-	z1 = &test_arena.pgdat[1].node_zones[ZONE_DMA32];
-	pfn = NUMA_ODD_SPLIT >> PAGE_SHIFT;
-	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn - 1)), 0);
-	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn)), 1);
-	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), (14 * MiB) >> PAGE_SHIFT);
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
-	KUNIT_EXPECT_GE(test, z1->free_area[MAX_ORDER - 1].nr_free, 1);
-	/* The half below the boundary, out and back. */
-	p = alloc_pages_node(0, GFP_KERNEL | __GFP_THISNODE, MAX_ORDER - 1);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_EQ(test, page_to_pfn(p), (28 * MiB) >> PAGE_SHIFT);
-	__free_pages(p, MAX_ORDER - 1);
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
-	/* Every page of both nodes, out and back, one by one. */
-	n0 = exhaust_node(0, 0);
-	n1 = exhaust_node(1, n0);
-	release_pages(n0 + n1);
-	drain_all_pages();
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER].nr_free, 3);
-	KUNIT_EXPECT_EQ(test, z0->free_area[MAX_ORDER - 1].nr_free, 1);
-	KUNIT_EXPECT_GE(test, z1->free_area[MAX_ORDER - 1].nr_free, 1);
-	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), (14 * MiB) >> PAGE_SHIFT);
-	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), n1);
+static bool free_block_of_order(unsigned long pfn, unsigned int order)
+{
+	const struct page *p = pfn_to_page(pfn);
+
+	return (p->flags & PG_buddy) && p->order == order;
+}
+
+static void expect_halves_apart(struct kunit *test)
+{
+	unsigned long half = 1ul << HALF_ORDER;
+	unsigned long pfn = MERGE_BOUNDARY >> PAGE_SHIFT;
+
+	KUNIT_EXPECT_TRUE(test, free_block_of_order(pfn - half, HALF_ORDER));
+	KUNIT_EXPECT_TRUE(test, free_block_of_order(pfn, HALF_ORDER));
 	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
 }
 
-/* The frame that holds pfn's struct page. */
+static void buddy_never_merges_across_nodes(struct kunit *test)
+{
+	unsigned long pfn = MERGE_BOUNDARY >> PAGE_SHIFT;
+	unsigned long free0, free1, n0, n1;
+	struct page *p;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, MERGE_BOUNDARY, 0);
+	fw_memblk(MERGE_BOUNDARY, 32 * MiB, 1);
+	fw_memblk(32 * MiB, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	boot_nodes(test);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn - 1)), 0);
+	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pfn)), 1);
+	expect_halves_apart(test);
+	free0 = node_nr_free_pages(0);
+	free1 = node_nr_free_pages(1);
+	/* Node 1's half, out and back: it must not join node 0's. */
+	p = alloc_pages_node(1, GFP_KERNEL | __GFP_THISNODE, HALF_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	__free_pages(p, HALF_ORDER);
+	drain_all_pages();
+	expect_halves_apart(test);
+	/* Every page of both nodes, out and back, one by one. */
+	n0 = exhaust_node(0, 0);
+	n1 = exhaust_node(1, n0);
+	KUNIT_EXPECT_EQ(test, n0, free0);
+	KUNIT_EXPECT_EQ(test, n1, free1);
+	release_pages(n0 + n1);
+	drain_all_pages();
+	expect_halves_apart(test);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0), free0);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), free1);
+}
+
+/* The frame that holds pfn's struct page (an impossible one if none). */
 static phys_addr_t memmap_frame(unsigned long pfn)
 {
-	return virt_to_phys(pfn_to_page(pfn));
+	phys_addr_t phys;
+
+	return vmemmap_lookup(pfn_to_page(pfn), &phys) ? phys : ~0ull;
 }
 
 /*

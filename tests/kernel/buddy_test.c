@@ -52,6 +52,7 @@ static void expect_same_as(struct kunit *test, const struct buddy_snapshot *a)
 static void boot_handed_memory_to_the_buddy(struct kunit *test)
 {
 	struct zone *dma32 = &NODE_DATA(0)->node_zones[ZONE_DMA32];
+	phys_addr_t memmap_frame;
 
 	KUNIT_ASSERT_NOT_NULL(test, NODE_DATA(0));
 	KUNIT_EXPECT_GT(test, dma32->managed_pages, 0);
@@ -60,7 +61,10 @@ static void boot_handed_memory_to_the_buddy(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pfn_to_page(0)->flags & PG_reserved);
 	KUNIT_EXPECT_TRUE(test, virt_to_page(boot_handed_memory_to_the_buddy)->flags &
 				PG_reserved);
-	KUNIT_EXPECT_TRUE(test, virt_to_page(mem_map)->flags & PG_reserved);
+	/* So are the frames behind the memmap (mapped at VMEMMAP_BASE). */
+	KUNIT_ASSERT_TRUE(test, vmemmap_lookup(mem_map, &memmap_frame));
+	KUNIT_EXPECT_TRUE(test, pfn_to_page(memmap_frame >> PAGE_SHIFT)->flags &
+				PG_reserved);
 }
 
 /* Every free page, one at a time, then all back: nothing lost or made up. */

@@ -5,7 +5,8 @@
  * Every boot runs these; what they can check depends on the topology:
  *   - any machine: the topology is consistent (states, distances,
  *     fallback orders, every CPU's memory node has memory, per-node free
- *     counts add up) and allocations come from the node asked for;
+ *     counts add up), every frame's struct page is in its node's memory,
+ *     and allocations come from the node asked for;
  *   - two nodes with CPUs and memory: a free of a remote object skips the
  *     sheaves under Linux's rules and lands in them when node-blind, and
  *     the strict mode keeps every sheaf and barn local (mm_check's N2);
@@ -401,8 +402,62 @@ static void memoryless_node_cpus_use_the_nearest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
 }
 
+/*
+ * Every frame's struct page lives in its own node's memory, as the page
+ * tables at VMEMMAP_BASE say (mm/mm_init.c).  The memmap is placed a page
+ * of it (64 struct pages) at a time, so one frame a memmap page is asked.
+ * A memmap page that a node boundary cuts belongs to the node of its
+ * first frame with RAM; those are counted apart (at most one per node
+ * range).
+ */
+#define PAGES_PER_MEMMAP_PAGE (PAGE_SIZE / sizeof(struct page))
+
+static void struct_pages_live_on_their_node(struct kunit *test)
+{
+	unsigned long pfn, on_node = 0, cut = 0, wrong = 0, bad_pfn = 0;
+	unsigned int r = 0;
+	u64 start, end;
+	int nid, ranges = 0;
+
+	while (numa_next_range(&r, &start, &end, &nid)) {
+		unsigned long first = max((unsigned long)(start >> PAGE_SHIFT),
+					  mem_map_base_pfn);
+		unsigned long last = min((unsigned long)(end >> PAGE_SHIFT),
+					 mem_map_end_pfn);
+
+		ranges++;
+		for (pfn = first; pfn < last;
+		     pfn = ALIGN_DOWN(pfn, PAGES_PER_MEMMAP_PAGE) +
+			   PAGES_PER_MEMMAP_PAGE) {
+			unsigned long head = ALIGN_DOWN(pfn, PAGES_PER_MEMMAP_PAGE);
+			phys_addr_t frame;
+			int where = NUMA_NO_NODE;
+
+			if (vmemmap_lookup(pfn_to_page(pfn), &frame))
+				where = phys_to_nid(frame);
+			if (where == nid)
+				on_node++;
+			else if (pfn == first && head < first &&
+				 where == page_to_nid(pfn_to_page(
+					max(head, mem_map_base_pfn))))
+				cut++;
+			else if (!wrong++)
+				bad_pfn = pfn;
+		}
+	}
+	kunit_info(test, "%lu memmap pages on the node of their frames, %lu cut by a node boundary, over %d ranges",
+		   on_node, cut, ranges);
+	if (wrong)
+		kunit_info(test, "%lu memmap pages elsewhere or unmapped, the first for pfn %#lx of node %d",
+			   wrong, bad_pfn, page_to_nid(pfn_to_page(bad_pfn)));
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	KUNIT_EXPECT_GT(test, on_node, 0);
+	KUNIT_EXPECT_LE(test, cut, (unsigned long)ranges);
+}
+
 static struct kunit_case numa_cases[] = {
 	KUNIT_CASE(topology_is_consistent),
+	KUNIT_CASE(struct_pages_live_on_their_node),
 	KUNIT_CASE(pages_come_from_the_node_asked),
 	KUNIT_CASE(objects_come_from_the_node_asked),
 	KUNIT_CASE(remote_free_follows_the_mode),
