@@ -32,6 +32,7 @@ the host test programs' output, which is the same KTAP without prefixes.
 import re
 
 PREFIX = re.compile(r"^\[\s*\d+\.\d+\] cpu\d+: (NMI: )?")
+STAMP = re.compile(r"^\[\s*(\d+)\.(\d+)\] cpu\d+: ")
 # GRUB writes to the serial port too (scripts/mkiso.sh): screen control
 # sequences, carriage returns, and, when it cannot start the kernel (too
 # little memory for the image), its own "error: ..." lines.
@@ -87,6 +88,11 @@ class Log:
         self.unmatched_filter = None  # (test=, [suites]) if it matched none
         self.kernel_started = False  # a line with printk's prefix came
         self.grub_errors = []    # GRUB's "error: ..." before the kernel
+        # The first time stamp older than the line before it: (line
+        # number, the earlier line, this line), or None.  printk stamps
+        # under the console lock and writes NMI lines oldest first
+        # (kernel/nmi_printk.c): the log never runs backwards.
+        self.backwards = None
 
 
 def strip(line):
@@ -101,9 +107,18 @@ def kernel_line(line):
 def parse_lines(lines):
     log = Log()
     cur = None
+    last_stamp = None
     for raw in lines:
         if kernel_line(raw):
             log.kernel_started = True
+            m = STAMP.match(TERMINAL_CONTROL.sub("", raw))
+            if m:
+                stamp = (int(m.group(1)), int(m.group(2)))
+                if last_stamp and stamp < last_stamp[0] and \
+                        log.backwards is None:
+                    log.backwards = (len(log.lines) + 1, last_stamp[1],
+                                     raw.strip())
+                last_stamp = (stamp, raw.strip())
         line = strip(raw)
         log.lines.append(line)
         m = GRUB_ERROR.match(line)
@@ -268,6 +283,10 @@ def verdict(log, exit_status, timed_out, timeout=None):
                            "are)" % (s.name, "every case skipped" if
                                      all_skipped else "not every case skipped",
                                      "lacks" if all_skipped else "says"))
+    if log.backwards:
+        reasons.append("time stamps run backwards at log line %d: %r after "
+                       "%r" % (log.backwards[0], log.backwards[2][:100],
+                               log.backwards[1][:100]))
     if log.unmatched_filter is not None:
         reasons.append("test=%s matches no test; the suites are: %s"
                        % (log.unmatched_filter[0],
