@@ -14,7 +14,8 @@
  *     bytes are in place.
  *   - consumer: whichever CPU holds console_lock; it advances `tail` with a
  *     release store after copying the bytes out.
- * Neither side waits for the other.  The consumer writes whole lines and
+ * Neither side waits for the other.  The consumer writes whole lines,
+ * oldest first across the CPUs (each line's time stamp decides), and
  * may stop after a budget of bytes (at the end of a line, so a piece never
  * ends mid-line): printk drains in pieces, giving the console lock up in
  * between (kernel/printk.c).  A message that does not fit whole is
@@ -48,8 +49,8 @@ void nmi_printk_store(const char *msg, size_t len)
 	bool add_nl = len == 0 || msg[len - 1] != '\n';
 
 	plen = (size_t)snprintf(line, sizeof(line), "[%5lu.%06lu] cpu%u: NMI: ",
-				(unsigned long)(us / 1000000),
-				(unsigned long)(us % 1000000),
+				(unsigned long)(us / USEC_PER_SEC),
+				(unsigned long)(us % USEC_PER_SEC),
 				smp_processor_id());
 	total = plen + len + (add_nl ? 1 : 0);
 	if (total > NMI_PRINTK_BUF_SIZE - (head - tail)) {
@@ -65,32 +66,90 @@ void nmi_printk_store(const char *msg, size_t len)
 	__atomic_store_n(&b->head, head + total, __ATOMIC_RELEASE);
 }
 
+/*
+ * The time stamp (µs) opening the line at tail: "[%5lu.%06lu] ...".  A
+ * line without one continues the message before it on this CPU: 0, so it
+ * goes out next, right behind it.
+ */
+static u64 line_stamp(const struct nmi_printk_buf *b, unsigned long tail,
+		      unsigned long head)
+{
+	u64 sec = 0, usec = 0;
+	bool frac = false;
+
+	if (b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)] != '[')
+		return 0;
+	for (tail++; tail != head; tail++) {
+		char c = b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)];
+
+		if (c == ']')
+			return sec * USEC_PER_SEC + usec;
+		if (c == '.')
+			frac = true;
+		else if (c >= '0' && c <= '9' && frac)
+			usec = usec * 10 + (u64)(c - '0');
+		else if (c >= '0' && c <= '9')
+			sec = sec * 10 + (u64)(c - '0');
+		else if (c != ' ')
+			break;
+	}
+	return 0;
+}
+
+/* Write the line at b's tail and give its room back; its length. */
+static size_t write_line(struct nmi_printk_buf *b, unsigned long head)
+{
+	unsigned long tail = b->tail;
+	size_t n = 0;
+
+	while (tail != head) {
+		char c = b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)];
+
+		serial_putc(c);
+		tail++;
+		n++;
+		if (c == '\n')
+			break;
+	}
+	__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * Lines go out oldest first across all CPUs (a merge by time stamp), so
+ * the log never runs backwards when several CPUs' NMIs printed.
+ */
 bool nmi_printk_flush_locked(size_t budget)
 {
 	size_t written = 0;
-	unsigned int cpu;
 
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		struct nmi_printk_buf *b = per_cpu_ptr(nmi_bufs, cpu);
-		unsigned long head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
-		unsigned long tail = b->tail;
+	for (;;) {
+		struct nmi_printk_buf *oldest = NULL;
+		unsigned long oldest_head = 0;
+		u64 oldest_stamp = 0;
+		unsigned int cpu;
 
-		while (tail != head) {
-			char c = b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)];
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			struct nmi_printk_buf *b = per_cpu_ptr(nmi_bufs, cpu);
+			unsigned long head = __atomic_load_n(&b->head,
+							     __ATOMIC_ACQUIRE);
+			u64 stamp;
 
-			serial_putc(c);
-			tail++;
-			written++;
-			if (c != '\n')
+			if (b->tail == head)
 				continue;
-			/* A line is out: give its room back at once. */
-			__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
-			if (written >= budget)
-				return true;   /* a whole line ends the piece */
+			stamp = line_stamp(b, b->tail, head);
+			if (!oldest || stamp < oldest_stamp) {
+				oldest = b;
+				oldest_head = head;
+				oldest_stamp = stamp;
+			}
 		}
-		__atomic_store_n(&b->tail, tail, __ATOMIC_RELEASE);
+		if (!oldest)
+			return false;
+		written += write_line(oldest, oldest_head);
+		if (written >= budget)
+			return true;   /* a whole line ends the piece */
 	}
-	return false;
 }
 
 unsigned long nmi_printk_dropped(void)

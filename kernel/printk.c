@@ -61,8 +61,9 @@ static void write_prefix(char *buf, size_t size)
 {
 	u64 us = tsc_to_us(rdtsc() - tsc_at_boot);
 
-	snprintf(buf, size, "[%5lu.%06lu] cpu%u: ", (unsigned long)(us / 1000000),
-		 (unsigned long)(us % 1000000), smp_processor_id());
+	snprintf(buf, size, "[%5lu.%06lu] cpu%u: ",
+		 (unsigned long)(us / USEC_PER_SEC),
+		 (unsigned long)(us % USEC_PER_SEC), smp_processor_id());
 }
 
 /* Write `msg` to the UART, prefixing each new line.  Console lock held (or

@@ -11,6 +11,8 @@
 #include <types.h>
 #include "../arch/x86_64/cpu.h"
 
+#define USEC_PER_SEC 1000000ull
+
 extern u64 tsc_khz;
 /* The TSC when kernel_main() began: printk's stamps count from there (a
  * TSC need not start at 0: under KVM it carries the host's uptime). */

@@ -70,7 +70,7 @@ unsigned int watchdog_set_thresh(unsigned int seconds)
 
 	watchdog_touch_all();
 	WRITE_ONCE(watchdog_thresh, seconds);
-	WRITE_ONCE(thresh_tsc, us_to_tsc((u64)seconds * 1000000));
+	WRITE_ONCE(thresh_tsc, us_to_tsc((u64)seconds * USEC_PER_SEC));
 	return old;
 }
 
@@ -134,7 +134,7 @@ void watchdog_init(void)
 		return;
 	}
 	watchdog_thresh = (unsigned int)param_number(PARAM_WATCHDOG_THRESH);
-	thresh_tsc = us_to_tsc((u64)watchdog_thresh * 1000000);
+	thresh_tsc = us_to_tsc((u64)watchdog_thresh * USEC_PER_SEC);
 	watchdog_touch_all();
 	heartbeat_routed = ioapic_route_isa_irq_as_nmi(ISA_IRQ_PIT,
 						       percpu_areas[0].apic_id);
