@@ -125,8 +125,10 @@ struct kunit_totals {
  * `suite.case`, `*` matching any run of characters).  True if every case
  * passed or skipped; false if one failed, or if a filter matched no case
  * at all (a misspelt test= must not pass): the runner then lists the
- * suites there are.
+ * suites there are.  KUNIT_FILTER_NONE runs no test on purpose and
+ * passes: the boot log alone tells the story.
  */
+#define KUNIT_FILTER_NONE "none"
 bool kunit_run_all(const char *filter, struct kunit_totals *totals);
 bool kunit_glob_match(const char *pattern, const char *name);
 bool kunit_filter_match(const char *filter, const char *suite,

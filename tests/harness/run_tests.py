@@ -750,6 +750,20 @@ def run_bad_options(kernel, log_dir, tally):
         problems.append("a %d-byte line was not refused (%s)"
                         % (LONG_CMDLINE_BYTES, "; ".join(reasons) or
                            "the boot passed"))
+    # test=none: the boot story alone, no suite, and a pass.
+    none_path = os.path.join(log_dir, "harness-test-none.log")
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "2", "128M", "test=none", BOOT_TIMEOUT, none_path)
+    reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
+    if reasons or status != ktap.EXIT_PASS:
+        problems.append("test=none did not pass: %s" % ("; ".join(reasons)
+                                                        or "exit %s" % status))
+    if log.suites or log.totals != (0, 0, 0):
+        problems.append("test=none ran %d suites (totals %s)"
+                        % (len(log.suites), log.totals))
+    if not any("smp: 2 CPUs online" in l for l in log.lines):
+        problems.append("test=none: the boot story is missing (no 'smp: 2 "
+                        "CPUs online' line)")
     bench_path = os.path.join(log_dir, "harness-bench-no-match.log")
     _, status, timed_out, _, _ = boottest.run_boot(
         kernel, "1", "128M", BENCH_NO_MATCH_CMDLINE, BOOT_TIMEOUT, bench_path)
@@ -766,7 +780,8 @@ def run_bad_options(kernel, log_dir, tally):
     for p in problems:
         print("    " + p)
     if not ok:
-        print("    logs: %s, %s, %s" % (log_path, long_path, bench_path))
+        print("    logs: %s, %s, %s, %s" % (log_path, long_path, none_path,
+                                          bench_path))
     tally.check(ok)
 
 
