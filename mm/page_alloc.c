@@ -1303,8 +1303,23 @@ void show_free_areas(void)
 
 		if (!pgdat)
 			continue;
-		pr_info("buddy: free blocks per order (0..%u), node %d:\n",
-			MAX_ORDER, nid);
+		char orders[160], sizes[160];
+		int olen = 0, slen = 0;
+
+		/* Column heads: the order, and the block size it means. */
+		for (o = 0; o <= MAX_ORDER; o++) {
+			unsigned long kib = (PAGE_SIZE >> 10) << o;
+
+			olen += snprintf(orders + olen, sizeof(orders) - olen,
+					 " %5u", o);
+			slen += snprintf(sizes + slen, sizeof(sizes) - slen,
+					 kib >= 1024 ? " %4luM" : " %4luK",
+					 kib >= 1024 ? kib >> 10 : kib);
+		}
+		pr_info("buddy: node %d, free blocks of each order (a block of order n is 2^n pages):\n",
+			nid);
+		pr_info("  %-11s%s\n", "order", orders);
+		pr_info("  %-11s%s\n", "block size", sizes);
 		for (z = 0; z < MAX_NR_ZONES; z++) {
 			const struct zone *zone = &pgdat->node_zones[z];
 			char line[160];
