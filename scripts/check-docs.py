@@ -12,7 +12,10 @@ have:
     tracked path);
   - name() must occur as a word in the tracked C, assembly, Python, shell,
     linker or make files;
-  - `make target` must be a target of the Makefile.
+  - `make target` must be a target of the Makefile;
+  - `option=` (a lower-case name and `=` opening the quote, as in
+    `slab_numa=blind` or `test=`) must be a command-line option the kernel
+    parses (a `.name = "..."` of kernel/params.c).
 
 Some names are not ours and are allowed by name below, each with its
 reason (Linux's files, what a run writes under build/, placeholders in
@@ -40,12 +43,20 @@ FOREIGN_PATHS = {
     "_test.c": "a file-name pattern (tests/kernel/*_test.c)",
 }
 GENERATED_PREFIX = "build/"     # what a run writes: not in git
+# key= quotes that are not the kernel's command-line options, and why.
+FOREIGN_OPTIONS = {
+    "function": "a key of tests/mutation/mutants.ini",
+    "shift": "QEMU's -icount shift=",
+}
+PARAMS_FILE = "kernel/params.c"
 
 PATH_RE = re.compile(r"(?<![\w/.*-])((?:[\w.*-]+/)*[\w.*-]+\.(?:%s))\b"
                      % "|".join(SOURCE_SUFFIXES))
 FUNCTION_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(\)")
 MAKE_RE = re.compile(r"^(?:[A-Z]+=\S+\s+)*make\s+([a-z][\w-]*)")
 QUOTED_RE = re.compile(r"`([^`\n]+)`")
+OPTION_RE = re.compile(r"^([a-z][a-z0-9_]*)=")
+PARAM_NAME_RE = re.compile(r'\.name\s*=\s*"([a-z][a-z0-9_]*)"')
 
 
 def tracked_files():
@@ -76,6 +87,11 @@ def make_targets():
     return targets
 
 
+def kernel_options():
+    with open(os.path.join(ROOT, PARAMS_FILE)) as fh:
+        return set(PARAM_NAME_RE.findall(fh.read()))
+
+
 def path_exists(path, doc, files, file_set):
     if path in FOREIGN_PATHS or path.startswith(GENERATED_PREFIX):
         return True
@@ -89,12 +105,13 @@ def path_exists(path, doc, files, file_set):
             any(f.endswith("/" + path) for f in files))
 
 
-def check(doc, files, file_set, words, targets):
+def check(doc, files, file_set, words, targets, options):
     with open(os.path.join(ROOT, doc)) as fh:
-        return check_text(doc, fh.read(), files, file_set, words, targets)
+        return check_text(doc, fh.read(), files, file_set, words, targets,
+                          options)
 
 
-def check_text(doc, text, files, file_set, words, targets):
+def check_text(doc, text, files, file_set, words, targets, options):
     problems = []
     for m in QUOTED_RE.finditer(text):
         quoted = m.group(1).strip()
@@ -111,26 +128,32 @@ def check_text(doc, text, files, file_set, words, targets):
         if mk and mk.group(1) not in targets:
             problems.append("%s:%d: no make target %s" % (doc, line,
                                                          mk.group(1)))
+        op = OPTION_RE.match(quoted)
+        if op and op.group(1) not in options and \
+                op.group(1) not in FOREIGN_OPTIONS:
+            problems.append("%s:%d: no command-line option %s=" % (
+                doc, line, op.group(1)))
     return problems
 
 
 # --self-test: a made-up document with three good names and three bad
 # ones, over a made-up tree; exactly the bad ones must be reported, so the
 # check is shown able to fail.
-SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`.
-Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`.
+SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`, `seed=42`.
+Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`, `sede=42`.
 """
 SELF_TEST_EXPECT = [
     "self-test.md:2: no file mm/slob.c",
     "self-test.md:2: no function kfree_gone()",
     "self-test.md:2: no make target benhc",
+    "self-test.md:2: no command-line option sede=",
 ]
 
 
 def self_test():
     files = ["mm/slab.c"]
     got = check_text("self-test.md", SELF_TEST_DOC, files, set(files),
-                     {"kfree"}, {"bench"})
+                     {"kfree"}, {"bench"}, {"seed"})
     ok = got == SELF_TEST_EXPECT
     print("check-docs: self-test %s" % ("passed" if ok else
                                         "FAILED: %r" % got))
@@ -146,9 +169,10 @@ def main():
         f for f in files if f.startswith("docs/") and f.endswith(".md"))
     words = code_words(files)
     targets = make_targets()
+    options = kernel_options()
     problems = []
     for doc in docs:
-        problems += check(doc, files, file_set, words, targets)
+        problems += check(doc, files, file_set, words, targets, options)
     for p in problems:
         print(p)
     print("check-docs: %d documents, %d names missing" % (len(docs),
