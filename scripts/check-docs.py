@@ -15,7 +15,10 @@ have:
   - `make target` must be a target of the Makefile;
   - `option=` (a lower-case name and `=` opening the quote, as in
     `slab_numa=blind` or `test=`) must be a command-line option the kernel
-    parses (a `.name = "..."` of kernel/params.c).
+    parses (a `.name = "..."` of kernel/params.c);
+  - `make mutate MUTANTS=a,b` must name mutants of tests/mutation/mutants.ini,
+    and in docs/exercises.md each exercise's answer key must be a mutant of
+    the file its "Where:" names (so the exercise and its key agree).
 
 Some names are not ours and are allowed by name below, each with its
 reason (Linux's files, what a run writes under build/, placeholders in
@@ -49,6 +52,8 @@ FOREIGN_OPTIONS = {
     "shift": "QEMU's -icount shift=",
 }
 PARAMS_FILE = "kernel/params.c"
+MUTANTS_FILE = "tests/mutation/mutants.ini"
+EXERCISES_DOC = "docs/exercises.md"
 
 PATH_RE = re.compile(r"(?<![\w/.*-])((?:[\w.*-]+/)*[\w.*-]+\.(?:%s))\b"
                      % "|".join(SOURCE_SUFFIXES))
@@ -57,6 +62,7 @@ MAKE_RE = re.compile(r"^(?:[A-Z]+=\S+\s+)*make\s+([a-z][\w-]*)")
 QUOTED_RE = re.compile(r"`([^`\n]+)`")
 OPTION_RE = re.compile(r"^([a-z][a-z0-9_]*)=")
 PARAM_NAME_RE = re.compile(r'\.name\s*=\s*"([a-z][a-z0-9_]*)"')
+MUTANTS_RE = re.compile(r"MUTANTS=([\w.,-]+)")
 
 
 def tracked_files():
@@ -92,6 +98,43 @@ def kernel_options():
         return set(PARAM_NAME_RE.findall(fh.read()))
 
 
+def mutant_files():
+    """{mutant id: the file it mutates}."""
+    mutants, current = {}, None
+    with open(os.path.join(ROOT, MUTANTS_FILE)) as fh:
+        for line in fh:
+            m = re.match(r"^\[([\w.-]+)\]", line)
+            if m:
+                current = m.group(1)
+                mutants[current] = None
+            m = re.match(r"^file\s*=\s*(\S+)", line)
+            if m and current:
+                mutants[current] = m.group(1)
+    return mutants
+
+
+def check_exercises(text, mutants):
+    """Each "## N." section: the answer key's mutant mutates the file the
+    section's **Where:** names."""
+    problems = []
+    for sec in re.finditer(r"^## (\d+)\..*?(?=^## |\Z)", text, re.M | re.S):
+        where = re.search(r"\*\*Where:\*\* `([^`]+)`", sec.group(0))
+        key = MUTANTS_RE.search(sec.group(0))
+        line = text.count("\n", 0, sec.start()) + 1
+        if not where or not key:
+            problems.append("%s:%d: exercise %s needs a **Where:** file and "
+                            "an answer key (MUTANTS=)" % (EXERCISES_DOC, line,
+                                                          sec.group(1)))
+            continue
+        for mid in key.group(1).split(","):
+            if mutants.get(mid) and mutants[mid] != where.group(1):
+                problems.append("%s:%d: exercise %s is in %s, its answer key "
+                                "%s mutates %s" % (EXERCISES_DOC, line,
+                                                   sec.group(1), where.group(1),
+                                                   mid, mutants[mid]))
+    return problems
+
+
 def path_exists(path, doc, files, file_set):
     if path in FOREIGN_PATHS or path.startswith(GENERATED_PREFIX):
         return True
@@ -105,13 +148,18 @@ def path_exists(path, doc, files, file_set):
             any(f.endswith("/" + path) for f in files))
 
 
-def check(doc, files, file_set, words, targets, options):
+def check(doc, files, file_set, words, targets, options, mutants):
     with open(os.path.join(ROOT, doc)) as fh:
-        return check_text(doc, fh.read(), files, file_set, words, targets,
-                          options)
+        text = fh.read()
+    problems = check_text(doc, text, files, file_set, words, targets,
+                          options, mutants)
+    if doc == EXERCISES_DOC:
+        problems += check_exercises(text, mutants)
+    return problems
 
 
-def check_text(doc, text, files, file_set, words, targets, options):
+def check_text(doc, text, files, file_set, words, targets, options,
+               mutants):
     problems = []
     for m in QUOTED_RE.finditer(text):
         quoted = m.group(1).strip()
@@ -128,6 +176,10 @@ def check_text(doc, text, files, file_set, words, targets, options):
         if mk and mk.group(1) not in targets:
             problems.append("%s:%d: no make target %s" % (doc, line,
                                                          mk.group(1)))
+        for mm in MUTANTS_RE.finditer(quoted):
+            for mid in mm.group(1).split(","):
+                if mid not in mutants and mid not in ("<id>", "..."):
+                    problems.append("%s:%d: no mutant %s" % (doc, line, mid))
         op = OPTION_RE.match(quoted)
         if op and op.group(1) not in options and \
                 op.group(1) not in FOREIGN_OPTIONS:
@@ -139,21 +191,32 @@ def check_text(doc, text, files, file_set, words, targets, options):
 # --self-test: a made-up document with three good names and three bad
 # ones, over a made-up tree; exactly the bad ones must be reported, so the
 # check is shown able to fail.
-SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`, `seed=42`.
-Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`, `sede=42`.
+SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`, `seed=42`,
+`make mutate MUTANTS=slab.a`.
+Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`, `sede=42`,
+`make mutate MUTANTS=slab.b`.
 """
 SELF_TEST_EXPECT = [
-    "self-test.md:2: no file mm/slob.c",
-    "self-test.md:2: no function kfree_gone()",
-    "self-test.md:2: no make target benhc",
-    "self-test.md:2: no command-line option sede=",
+    "self-test.md:3: no file mm/slob.c",
+    "self-test.md:3: no function kfree_gone()",
+    "self-test.md:3: no make target benhc",
+    "self-test.md:3: no command-line option sede=",
+    "self-test.md:4: no mutant slab.b",
+    "exercises: exercise 1 is in mm/a.c, its answer key x.y mutates mm/b.c",
 ]
+SELF_TEST_EXERCISES = """## 1. One
+**Where:** `mm/a.c`
+`make mutate MUTANTS=x.y`
+"""
 
 
 def self_test():
     files = ["mm/slab.c"]
     got = check_text("self-test.md", SELF_TEST_DOC, files, set(files),
-                     {"kfree"}, {"bench"}, {"seed"})
+                     {"kfree"}, {"bench", "mutate"}, {"seed"},
+                     {"slab.a": "mm/slab.c"})
+    got += [p.replace(EXERCISES_DOC + ":1:", "exercises:") for p in
+            check_exercises(SELF_TEST_EXERCISES, {"x.y": "mm/b.c"})]
     ok = got == SELF_TEST_EXPECT
     print("check-docs: self-test %s" % ("passed" if ok else
                                         "FAILED: %r" % got))
@@ -170,9 +233,11 @@ def main():
     words = code_words(files)
     targets = make_targets()
     options = kernel_options()
+    mutants = mutant_files()
     problems = []
     for doc in docs:
-        problems += check(doc, files, file_set, words, targets, options)
+        problems += check(doc, files, file_set, words, targets, options,
+                          mutants)
     for p in problems:
         print(p)
     print("check-docs: %d documents, %d names missing" % (len(docs),
