@@ -9,7 +9,7 @@
  * deferred list by kfree_nolock(), an allocated order-2 block and an
  * order-4 block waiting on its zone's deferred list after
  * free_pages_nolock().  It prints what the kernel knows of that state
- * (`# state_for_gdb: gdb_fixture: key=value ...` lines), then calls
+ * (`gdb_fixture: WHAT key=value ...` lines), then calls
  * gdb_checkpoint(), where the harness's gdb check (tests/harness/
  * run_tests.py, check_gdb_commands()) stops the kernel, runs every command
  * and compares their output with these lines.
@@ -122,7 +122,7 @@ static void report_fixture_cache(struct kunit *test, unsigned int cpu,
 	spare = sheaf_size(pcs->spare);
 	rcu = sheaf_size(pcs->rcu_free);
 	in_barn = barn_objects(fixture, numa_node_id(), &full, &empty);
-	kunit_info(test, "gdb_fixture: cache=%s cpu=%u node=%d objsize=%u slabs=%lu total=%lu inuse=%lu held=%u main=%u spare=%u rcu_free=%u capacity=%u\n",
+	kunit_info(test, "gdb_fixture: cache name=%s cpu=%u node=%d objsize=%u slabs=%lu total=%lu inuse=%lu held=%u main=%u spare=%u rcu_free=%u capacity=%u\n",
 		   fixture->name, cpu, numa_node_id(), fixture->object_size,
 		   slabs, slabs * fixture->objects, inuse, nr_held, main,
 		   spare, rcu, fixture->sheaf_capacity);
@@ -139,12 +139,12 @@ static void report_fixture_cache(struct kunit *test, unsigned int cpu,
 					"%s%p", nfree ? "," : "", o);
 		nfree++;
 	}
-	kunit_info(test, "gdb_fixture: slab=%p object=%p inuse=%u objects=%u freelist_count=%lu freelist=%s\n",
+	kunit_info(test, "gdb_fixture: slab addr=%p object=%p inuse=%u objects=%u freelist_count=%lu freelist=%s\n",
 		   page_address(slab), held[0], slab->inuse, slab->objects,
 		   nfree, nfree ? shown : "none");
 	KUNIT_EXPECT_EQ(test, nfree, slab->objects - slab->inuse);
 	if (main)
-		kunit_info(test, "gdb_fixture: sheaf_object=%p\n",
+		kunit_info(test, "gdb_fixture: sheaf object=%p\n",
 			   pcs->main->objects[0]);
 }
 
@@ -251,9 +251,9 @@ static void state_for_gdb(struct kunit *test)
 	for (i = 1; i <= NOSHEAF_PARKED; i++)
 		kfree_nolock(nosheaf_objs[i]);
 	KUNIT_EXPECT_EQ(test, slab_deferred_frees(cpu), NOSHEAF_PARKED);
-	kunit_info(test, "gdb_fixture: parked cache=%s cpu=%u count=%lu objects=%p,%p held=%p\n",
+	kunit_info(test, "gdb_fixture: parked cache=%s cpu=%u count=%lu first=%p second=%p allocated=%u\n",
 		   nosheaf->name, cpu, slab_deferred_frees(cpu),
-		   nosheaf_objs[2], nosheaf_objs[1], nosheaf_objs[0]);
+		   nosheaf_objs[2], nosheaf_objs[1], NOSHEAF_ALLOCS);
 	/* zone->lock held: free_pages_nolock() can only defer. */
 	spin_lock(&zone->lock);
 	free_pages_nolock(big, DEFERRED_ORDER);
