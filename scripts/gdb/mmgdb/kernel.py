@@ -179,6 +179,12 @@ def possible_cpus():
     return range(min(n, array_len(symbol("percpu_areas"))))
 
 
+def online_cpus():
+    """range() of the CPUs brought up (nr_cpu_ids): the per-CPU counters
+    and lists of the others were never used."""
+    return range(min(int(symbol("nr_cpu_ids")), array_len(symbol("percpu_areas"))))
+
+
 def per_cpu(name, cpu):
     """DEFINE_PER_CPU's slot of cpu (the arrays are indexed by CPU)."""
     return symbol(name)[cpu]

@@ -274,12 +274,16 @@ PCP_BATCH in include/mmzone.h)."""
 
     def invoke(self, arg, from_tty):
         high, batch = k.constant("PCP_HIGH"), k.constant("PCP_BATCH")
-        for nid, zone in k.zones():
+        rows = list(k.zones())
+        if not rows:
+            raise gdb.GdbError("no zone has memory yet: stop the kernel "
+                               "after mm_core_init()")
+        for nid, zone in rows:
             print("Node %d, zone %s: high %d, batch %d%s" % (
                 nid, zone["name"].string(), high, batch,
                 " (lists switched off: zone_pcp_disable())"
                 if int(zone["pcp_disabled"]) else ""))
-            for cpu in k.possible_cpus():
+            for cpu in k.online_cpus():
                 pcp = zone["pcp"][cpu]
                 lists = pcp["lists"]
                 blocks = [sum(1 for _ in k.list_entries(lists[o], "struct page",
@@ -305,7 +309,7 @@ CPU and the total."""
     def invoke(self, arg, from_tty):
         names = [f.name for f in k.struct("struct nolock_stats").fields()]
         width = max(len(n) for n in names)
-        cpus = list(k.possible_cpus())
+        cpus = list(k.online_cpus())
         table = {c: k.per_cpu("nolock_stats", c) for c in cpus}
         print("%-*s" % (width, "") + "".join("%8s" % ("cpu%d" % c) for c in cpus)
               + "%8s" % "total")

@@ -35,7 +35,8 @@ def find_cache(name):
     for s in caches():
         if s["name"].string() == name:
             return s
-    names = ", ".join(s["name"].string() for s in caches())
+    names = ", ".join(s["name"].string() for s in caches()) or \
+        "none yet (stop after kmem_cache_init())"
     raise gdb.GdbError("no cache named %r; the caches are: %s" % (name, names))
 
 
@@ -389,7 +390,7 @@ cache's hardening and DEFERRED_LINK_TAG)."""
             for pfn, order in blocks:
                 print("    pfn %#x order %d" % (pfn, order))
         print("objects parked by kfree_nolock() (per-CPU deferred lists):")
-        for cpu in k.possible_cpus():
+        for cpu in k.online_cpus():
             objs, err = parked_objects(cpu)
             print("  cpu%d: %d (count %d)" % (
                 cpu, len(objs), int(k.per_cpu("slab_defer", cpu)["count"])))
@@ -399,7 +400,7 @@ cache's hardening and DEFERRED_LINK_TAG)."""
                 print("    " + err)
         print("objects parked by kfree_rcu_nolock() (per CPU):")
         head_off = k.offsetof("struct rcu_head", "llnode")
-        for cpu in k.possible_cpus():
+        for cpu in k.online_cpus():
             d = k.per_cpu("kfree_rcu_defer", cpu)
             heads = list(k.llist_nodes(d["heads"]["first"]))
             print("  cpu%d: %d (count %d)" % (cpu, len(heads), int(d["count"])))
