@@ -276,10 +276,18 @@ def gdb_stop_line():
     return "kernel_main"
 
 
+# The allocator's gdb commands (slabinfo, sheaves, barn, slab, page,
+# buddyinfo, pcp, deferred, nolock_stats), which the gdbinit loads.
+GDB_COMMANDS = os.path.join(ROOT, "scripts", "gdb", "mm.py")
+GDB_COMMAND_NAMES = ("slabinfo", "sheaves", "barn", "slab", "page",
+                     "buddyinfo", "pcp", "deferred", "nolock_stats")
+
+
 def write_gdbinit(path, kernel, port=1234):
     with open(path, "w") as f:
-        f.write("file %s\ntarget remote :%d\nbreak %s\ncontinue\n"
-                % (os.path.abspath(kernel), port, gdb_stop_line()))
+        f.write("file %s\nsource %s\ntarget remote :%d\nbreak %s\n"
+                "continue\n" % (os.path.abspath(kernel), GDB_COMMANDS, port,
+                                gdb_stop_line()))
 
 
 def describe(name, log, reasons, seconds):
@@ -310,7 +318,9 @@ def main():
             write_gdbinit(gdbinit, a.kernel)
             cmd += ["-s", "-S"]
             print("QEMU waits for gdb on :1234.  In another terminal:\n"
-                  "    gdb -x %s\n(Ctrl-A X quits QEMU)" % gdbinit)
+                  "    gdb -x %s\n(Ctrl-A X quits QEMU)\n"
+                  "The allocator commands (help COMMAND says more): %s"
+                  % (gdbinit, ", ".join(GDB_COMMAND_NAMES)))
         else:
             print("Booting %s (SMP=%s MEM=%s); Ctrl-A X quits QEMU."
                   % (a.kernel, a.smp, a.mem))

@@ -10,7 +10,9 @@
    breakage, with the real host programs given a test= that matches
    nothing; each run must FAIL, and say why in words the check looks for.
    These prove the harness cannot pass a broken kernel.  Each counts as one
-   test.
+   test.  So do the tool checks: `make debug`'s gdbinit, and the gdb
+   commands of scripts/gdb/ run in a kernel stopped in the gdb_fixture
+   suite, each output compared with what that suite printed.
 
 4. Fuzzers (tests/fuzz/, libFuzzer): each replays its kept corpus
    (tests/fuzz/corpus/<name>/, the program's name less "fuzz_") and then
@@ -31,8 +33,10 @@ Exit status 0 only if nothing failed.
 import argparse
 import os
 import re
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -961,8 +965,50 @@ def check_interrupted_run(kernel):
     return proc.returncode, (seen + out).decode("utf-8", "replace")
 
 
-GDB_PORT = 12345
 GDB_WAIT_S = 60
+# gdb waits this long for QEMU's stub to listen (it retries by itself), and
+# the commands check this long for the boot to reach the fixture: deadlines
+# for what never comes, far beyond a loaded host's boot.
+GDB_CONNECT_S = 120
+GDB_FIXTURE_WAIT_S = 600
+
+
+def free_tcp_port():
+    """A port nobody listens on now, for QEMU's gdb stub (other checks and
+    other trees may run at the same time)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gdb_qemu(kernel, cmdline, smp, log_dir, serial):
+    """QEMU halted (-S) with its gdb stub on a free port: (process, port)."""
+    port = free_tcp_port()
+    cmdline = boottest.with_watchdog_stretch(
+        smp, cmdline, shlex.split(os.environ.get("QEMU_OPTS", "")))
+    iso = boottest.build_iso(kernel, cmdline, log_dir)
+    cmd, _ = boottest.qemu_command(iso, smp, "128M")
+    qemu = subprocess.Popen(cmd + ["-serial", serial, "-monitor", "none",
+                                   "-gdb", "tcp:127.0.0.1:%d" % port, "-S"],
+                            stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    return qemu, port
+
+
+def run_gdb(gdbinit, args, timeout):
+    """gdb in batch mode: the gdbinit (which connects) and then args; it
+    retries the connection until QEMU listens (no fixed wait).  Returns
+    what it printed."""
+    try:
+        return subprocess.run(
+            ["gdb", "-batch", "-nx",
+             "-ex", "set tcp connect-timeout %d" % GDB_CONNECT_S,
+             "-x", gdbinit] + args, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, timeout=timeout,
+            stdin=subprocess.DEVNULL).stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return "(gdb timed out after %d s)" % timeout
 
 
 def check_gdb(kernel, log_dir):
@@ -971,24 +1017,11 @@ def check_gdb(kernel, log_dir):
     warnings, and the backtrace ends at kernel_main (zero return address)."""
     if not shutil.which("gdb"):
         return []
+    qemu, port = start_gdb_qemu(kernel, "", "1", log_dir, "null")
     gdbinit = os.path.join(log_dir, "harness-gdbinit")
-    boottest.write_gdbinit(gdbinit, kernel, GDB_PORT)
-    iso = boottest.build_iso(kernel, "", log_dir)
-    cmd, _ = boottest.qemu_command(iso, "1", "128M")
-    qemu = subprocess.Popen(cmd + ["-serial", "null", "-monitor", "none",
-                                   "-gdb", "tcp:127.0.0.1:%d" % GDB_PORT,
-                                   "-S"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    boottest.write_gdbinit(gdbinit, kernel, port)
     try:
-        time.sleep(1)
-        out = subprocess.run(["gdb", "-batch", "-nx", "-x", gdbinit,
-                              "-ex", "bt"], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, timeout=GDB_WAIT_S,
-                             stdin=subprocess.DEVNULL).stdout.decode(
-                                 "utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        out = "(gdb timed out)"
+        out = run_gdb(gdbinit, ["-ex", "bt"], GDB_WAIT_S + GDB_CONNECT_S)
     finally:
         qemu.kill()
         qemu.wait()
@@ -1005,6 +1038,304 @@ def check_gdb(kernel, log_dir):
         problems.append("gdb: the backtrace goes past kernel_main")
     if problems:
         problems[-1] += "; gdb said: " + " | ".join(out.splitlines()[-6:])
+    return problems
+
+
+# ---- the allocator commands of scripts/gdb/ against the gdb_fixture suite ----
+# tests/kernel/gdb_fixture_test.c builds a known state, prints what the
+# kernel knows of it ("gdb_fixture: WHAT key=value ..." lines) and calls
+# gdb_checkpoint() with that state held still.  The check stops there, runs
+# every command, and compares each with the kernel's lines.
+
+GDB_FIXTURE_LINE = re.compile(r"gdb_fixture: (\w+) (.*)$")
+GDB_SECTION = "@@@ "
+
+
+def fixture_facts(text):
+    """{WHAT: {key: value}} from the fixture's lines; numbers as ints,
+    comma lists as lists."""
+    facts = {}
+    for line in text.splitlines():
+        m = GDB_FIXTURE_LINE.search(line)
+        if not m:
+            continue
+        d = facts.setdefault(m.group(1), {})
+        for key, val in re.findall(r"(\w+)=(\S+)", m.group(2)):
+            parts = [int(v, 0) if re.match(r"^(0x[0-9a-f]+|\d+)$", v) else v
+                     for v in val.split(",")]
+            d[key] = parts if "," in val else parts[0]
+    return facts
+
+
+def gdb_set_fixture_vars(serial_log):
+    """Run inside gdb (a `python` command): $fx_WHAT_key for every number
+    the fixture printed, so the commands can be given its addresses."""
+    import gdb  # only inside gdb
+    with open(serial_log, errors="replace") as f:
+        facts = fixture_facts(f.read())
+    for what, d in facts.items():
+        for key, val in d.items():
+            if isinstance(val, int):
+                gdb.set_convenience_variable("fx_%s_%s" % (what, key), val)
+
+
+# (section name, gdb command): every command at least once; addresses come
+# from the fixture's lines through gdb_set_fixture_vars().
+GDB_FIXTURE_COMMANDS = [
+    ("slabinfo", "slabinfo"),
+    ("sheaves", "sheaves gdb_fixture $fx_cache_cpu"),
+    ("barn", "barn gdb_fixture"),
+    ("slab", "slab $fx_slab_object"),
+    ("slab-parked", "slab $fx_parked_first"),
+    ("page-kept", "page $fx_pages_kept_pfn"),
+    ("page-deferred", "page $fx_pages_deferred_pfn"),
+    ("page-object", "page $fx_slab_object"),
+    ("page-buddy", "page $fx_buddy_buddy_pfn"),
+    ("page-pcp", "page $fx_pcp_pcp_pfn"),
+    ("buddyinfo", "buddyinfo"),
+    ("pcp", "pcp"),
+    ("deferred", "deferred"),
+    ("nolock_stats", "nolock_stats"),
+] + [("help-" + c, "help " + c) for c in boottest.GDB_COMMAND_NAMES]
+
+
+def gdb_sections(out):
+    """{section name: its output lines} of a run of GDB_FIXTURE_COMMANDS."""
+    sections, cur = {}, None
+    for line in out.splitlines():
+        if line.startswith(GDB_SECTION):
+            cur = sections.setdefault(line[len(GDB_SECTION):].strip(), [])
+        elif cur is not None:
+            cur.append(line)
+    return sections
+
+
+def table_row(lines, first):
+    """The whitespace-split row whose first word is `first`, or None."""
+    for line in lines:
+        words = line.split()
+        if words and words[0] == first:
+            return words
+    return None
+
+
+def judge_gdb_commands(out, facts):
+    """What in the commands' output disagrees with the kernel's lines."""
+    problems = []
+    sec = gdb_sections(out)
+
+    def expect(section, ok, what):
+        if not ok:
+            problems.append("%s: %s; it printed: %s" % (
+                section, what, " | ".join(sec.get(section, ["(nothing)"])[:12])))
+
+    cache, barn, slab = facts["cache"], facts["barn"], facts["slab"]
+    parked, pages = facts["parked"], facts["pages"]
+    buddy, pcp, nolock = facts["buddy"], facts["pcp"], facts["nolock"]
+    cpu = cache["cpu"]
+
+    # slabinfo: the slabs' count, and where the rest of "inuse" is parked.
+    lines = sec.get("slabinfo", [])
+    head = table_row(lines, "name") or []
+    row = table_row(lines, "gdb_fixture")
+    col = lambda r, name: int(r[head.index(name)]) if r and name in head \
+        and head.index(name) < len(r) else None
+    want = {"objsize": cache["objsize"], "active": cache["held"],
+            "inuse": cache["inuse"], "total": cache["total"],
+            "slabs": cache["slabs"],
+            "sheaves": cache["main"] + cache["spare"],
+            "barn": barn["full_objects"], "deferred": 0,
+            "rcu": cache["rcu_free"]}
+    got = {k: col(row, k) for k in want}
+    expect("slabinfo", got == want,
+           "gdb_fixture row %s, the kernel says %s" % (got, want))
+    row = table_row(lines, parked["cache"])
+    want = {"inuse": parked["allocated"], "deferred": parked["count"],
+            "active": parked["allocated"] - parked["count"]}
+    got = {k: col(row, k) for k in want}
+    expect("slabinfo", got == want,
+           "%s row %s, the kernel says %s" % (parked["cache"], got, want))
+
+    # sheaves: sizes of main, spare, rcu_free; main holds the object the
+    # kernel saw at its bottom.
+    text = "\n".join(sec.get("sheaves", []))
+    for kind, n in (("main", cache["main"]), ("spare", cache["spare"]),
+                    ("rcu_free", cache["rcu_free"])):
+        if n:
+            ok = re.search(r"^  %s +0x[0-9a-f]+ %d/%d$" % (kind, n, cache["capacity"]),
+                           text, re.M)
+        else:
+            ok = re.search(r"^  %s +(none|bootstrap|0x[0-9a-f]+ 0/)" % kind,
+                           text, re.M)
+        expect("sheaves", ok, "cpu%d %s should hold %d of %d"
+               % (cpu, kind, n, cache["capacity"]))
+    if "sheaf" in facts:
+        expect("sheaves", "%#x" % facts["sheaf"]["object"] in text,
+               "main should list %#x" % facts["sheaf"]["object"])
+
+    # barn: full and empty sheaves of the CPU's node.
+    text = "\n".join(sec.get("barn", []))
+    expect("barn", re.search(r"node %d: %d full \(%d objects\), %d empty"
+                             % (barn["node"], barn["full"],
+                                barn["full_objects"], barn["empty"]), text),
+           "node %d should have %d full (%d objects) and %d empty" % (
+               barn["node"], barn["full"], barn["full_objects"],
+               barn["empty"]))
+
+    # slab: the freelist decoded as the kernel decodes it, and the marks.
+    lines = sec.get("slab", [])
+    text = "\n".join(lines)
+    expect("slab", "of %s:" % cache["name"] in text and
+           "inuse %d/%d" % (slab["inuse"], slab["objects"]) in text,
+           "should name %s, inuse %d/%d" % (cache["name"], slab["inuse"],
+                                            slab["objects"]))
+    m = re.search(r"freelist \((\d+) free, decoded\):\n((?:    .*\n?)*)", text)
+    decoded = re.findall(r"0x[0-9a-f]+", m.group(2)) if m else []
+    kernel_list = slab["freelist"] if isinstance(slab["freelist"], list) \
+        else ([] if slab["freelist"] == "none" else [slab["freelist"]])
+    expect("slab", m and int(m.group(1)) == slab["freelist_count"] and
+           [int(x, 16) for x in decoded[:len(kernel_list)]] == kernel_list,
+           "the freelist should have %d objects starting %s" % (
+               slab["freelist_count"], ", ".join("%#x" % x for x in kernel_list)))
+    marks = {int(a, 16): w for a, w in
+             re.findall(r"^  \[ *\d+\] (0x[0-9a-f]+)  (\S.*?)(?:  <- ADDR)?$",
+                        text, re.M)}
+    expect("slab", marks.get(slab["object"]) == "allocated",
+           "%#x (held by the fixture) should be allocated" % slab["object"])
+    if "sheaf" in facts:
+        expect("slab", marks.get(facts["sheaf"]["object"]) ==
+               "sheaf cpu%d main" % cpu,
+               "%#x should be in cpu%d's main sheaf" % (facts["sheaf"]["object"], cpu))
+    expect("slab", sum(1 for w in marks.values() if w == "free") ==
+           slab["freelist_count"] and len(marks) == slab["objects"],
+           "%d objects, %d of them free" % (slab["objects"],
+                                            slab["freelist_count"]))
+    text = "\n".join(sec.get("slab-parked", []))
+    expect("slab-parked", re.search(r"^  \[ *\d+\] %#x  deferred cpu%d "
+                                    % (parked["first"], parked["cpu"]),
+                                    text, re.M),
+           "%#x should be marked deferred on cpu%d" % (parked["first"],
+                                                       parked["cpu"]))
+
+    # page: owner, order, node and zone of each kind of frame.
+    zone_line = r"node %d  zone %s  order " % (pages["node"], pages["zone"])
+    for section, owner, order in (
+            ("page-kept", "allocated: block of order %d" % pages["kept_order"],
+             pages["kept_order"]),
+            ("page-deferred", "deferred: free block of order %d"
+             % pages["deferred_order"], pages["deferred_order"]),
+            ("page-object", "slab of %s" % cache["name"], None),
+            ("page-buddy", "buddy: free block of order %d"
+             % buddy["buddy_order"], buddy["buddy_order"]),
+            ("page-pcp", "pcp: free block of order 0 on cpu%d's" % pcp["cpu"],
+             0)):
+        if section == "page-buddy" and not buddy["buddy_pfn"] or \
+                section == "page-pcp" and not pcp["pcp_pfn"]:
+            continue
+        text = "\n".join(sec.get(section, []))
+        expect(section, "owner: " + owner in text and
+               (order is None or zone_line + str(order) in text),
+               "should say owner %r, %s%s" % (owner, zone_line,
+                                               "" if order is None else order))
+
+    # buddyinfo: the free counts the kernel read under zone->lock.
+    text = "\n".join(sec.get("buddyinfo", []))
+    want = "Node %d, zone %8s" % (buddy["node"], buddy["zone"]) + "".join(
+        "%7d" % c for c in buddy["free"])
+    expect("buddyinfo", want in text, "should have the row %r" % want)
+
+    # pcp: this CPU's count, high and batch.
+    text = "\n".join(sec.get("pcp", []))
+    m = re.search(r"zone %s: high (\d+), batch (\d+).*?\n((?:  cpu.*\n?)*)"
+                  % pcp["zone"], text)
+    row = m and re.search(r"cpu%d +count +(\d+)" % pcp["cpu"], m.group(3))
+    expect("pcp", m and row and (int(m.group(1)), int(m.group(2)),
+                                 int(row.group(1))) ==
+           (pcp["high"], pcp["batch"], pcp["count"]),
+           "zone %s: high %d, batch %d, cpu%d count %d" % (
+               pcp["zone"], pcp["high"], pcp["batch"], pcp["cpu"],
+               pcp["count"]))
+
+    # deferred: the zone's block and the CPU's parked objects, in order.
+    text = "\n".join(sec.get("deferred", []))
+    expect("deferred", re.search(r"zone %s: %d pages .*\n    pfn %#x order %d"
+                                 % (pages["zone"], pages["zone_deferred"],
+                                    pages["deferred_pfn"],
+                                    pages["deferred_order"]), text),
+           "zone %s: %d pages, pfn %#x order %d" % (
+               pages["zone"], pages["zone_deferred"], pages["deferred_pfn"],
+               pages["deferred_order"]))
+    expect("deferred", re.search(r"cpu%d: %d \(count %d\)\n    %#x %s\n    %#x %s"
+                                 % (parked["cpu"], parked["count"],
+                                    parked["count"], parked["first"],
+                                    parked["cache"], parked["second"],
+                                    parked["cache"]), text),
+           "cpu%d: %d parked, %#x then %#x" % (parked["cpu"], parked["count"],
+                                               parked["first"],
+                                               parked["second"]))
+
+    # nolock_stats: every counter of this CPU.
+    lines = sec.get("nolock_stats", [])
+    head = ["field"] + (lines[0].split() if lines else [])
+    for field, val in nolock.items():
+        if field == "cpu":
+            continue
+        row = table_row(lines, field)
+        i = head.index("cpu%d" % nolock["cpu"]) if "cpu%d" % nolock["cpu"] \
+            in head else None
+        expect("nolock_stats", row and i is not None and i < len(row) and
+               int(row[i]) == val, "%s on cpu%d should be %d"
+               % (field, nolock["cpu"], val))
+
+    for c in boottest.GDB_COMMAND_NAMES:
+        lines = sec.get("help-" + c, [])
+        expect("help-" + c, lines and lines[0].startswith(c) and
+               ":" in lines[0], "a one-line summary starting %r" % c)
+    return problems
+
+
+def check_gdb_commands(kernel, log_dir):
+    """The allocator commands, stopped in the gdb_fixture suite's
+    checkpoint (two CPUs): each command's output against what the kernel
+    printed, and no Python exception anywhere."""
+    if not shutil.which("gdb"):
+        return []
+    serial = os.path.join(log_dir, "harness-gdb-fixture.log")
+    qemu, port = start_gdb_qemu(kernel, "test=gdb_fixture", "2", log_dir,
+                                "file:" + serial)
+    gdbinit = os.path.join(log_dir, "harness-gdbinit-commands")
+    boottest.write_gdbinit(gdbinit, kernel, port)
+    args = ["-ex", "break gdb_checkpoint", "-ex", "continue",
+            "-ex", "python import sys; sys.path.insert(0, %r); "
+            "import run_tests; run_tests.gdb_set_fixture_vars(%r)"
+            % (os.path.dirname(os.path.abspath(__file__)), serial)]
+    for name, command in GDB_FIXTURE_COMMANDS:
+        args += ["-ex", "echo %s%s\\n" % (GDB_SECTION, name), "-ex", command]
+    try:
+        out = run_gdb(gdbinit, args, GDB_FIXTURE_WAIT_S)
+    finally:
+        qemu.kill()
+        qemu.wait()
+    with open(os.path.join(log_dir, "harness-gdb-commands.out"), "w") as f:
+        f.write(out)
+    with open(serial, errors="replace") as f:
+        facts = fixture_facts(f.read())
+    if not re.search(r"^Thread \d+ hit Breakpoint 2, gdb_checkpoint ", out,
+                     re.M):
+        return ["gdb commands: the kernel did not stop in gdb_checkpoint(); "
+                "gdb said: " + " | ".join(out.splitlines()[-6:])]
+    missing = [w for w in ("cache", "barn", "slab", "parked", "pages",
+                           "buddy", "pcp", "nolock") if w not in facts]
+    if missing:
+        return ["gdb commands: the fixture printed no %s line (%s)"
+                % (", ".join(missing), serial)]
+    problems = ["gdb commands: " + p for p in judge_gdb_commands(out, facts)]
+    for m in re.finditer(r"^(Python Exception.*|Error occurred in Python.*)$",
+                         out, re.M):
+        problems.append("gdb commands: " + m.group(1))
+    if problems:
+        problems.append("gdb commands: the whole output is in %s" %
+                        os.path.join(log_dir, "harness-gdb-commands.out"))
     return problems
 
 
@@ -1041,11 +1372,25 @@ def run_tool_checks(kernel, log_dir, tally):
     ok = not problems
     print("%-30s %s  (%.1f s)" % ("harness:tools",
                                   "ok, QEMU's error, log names, EXTRA_TESTS, "
-                                  "Ctrl-A X" if ok else "FAILED",
+                                  "Ctrl-A X, gdb" if ok else "FAILED",
                                   time.time() - start))
     for p in problems:
         print("    " + p)
     tally.check(ok)
+
+
+def run_gdb_commands_check(kernel, log_dir, tally):
+    """check_gdb_commands() as a test of its own: one line, one count."""
+    start = time.time()
+    problems = check_gdb_commands(kernel, log_dir)
+    print("%-30s %s  (%.1f s)" % (
+        "harness:gdb-commands",
+        "ok, %d commands against the gdb_fixture suite"
+        % len(GDB_FIXTURE_COMMANDS) if not problems else "FAILED",
+        time.time() - start))
+    for p in problems:
+        print("    " + p)
+    tally.check(not problems)
 
 
 # The counting plugin of `make bench` (bench/plugin/counter.c): it loads,
@@ -1132,6 +1477,7 @@ def main():
         run_small_memory(a.kernel, a.log_dir, tally)
         run_drop_checks(a.kernel, a.log_dir, tally)
         run_tool_checks(a.kernel, a.log_dir, tally)
+        run_gdb_commands_check(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
