@@ -1670,6 +1670,93 @@ static void cut_page_follows_first_ram_frame(struct kunit *test)
 }
 
 /*
+ * Rule 1, a cut page after a gap in the SRAT: no range covers
+ * [26, 26.125) MiB (and no RAM is there), node 1 starts at 26.125 MiB.
+ * The memmap page of [26, 26.25) MiB has node 1's frames as its first
+ * with RAM: node 1.  Passes on 846f237; kills a memmap_page_nid() that
+ * looks at the page's first frame only.
+ */
+static void cut_page_after_srat_gap(struct kunit *test)
+{
+	const u64 cut = 26 * MiB + 128 * 1024;
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 10 * MiB, E820_TYPE_RAM },
+		{ cut, NUMA_ARENA_END - cut, E820_TYPE_RAM },
+	};
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 26 * MiB, 0);
+	fw_memblk(cut, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((26 * MiB) >> PAGE_SHIFT)),
+			1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1, a hole no SRAT range covers, inside node 1: node 1 holds
+ * [24, 30) and [31, 48) MiB, [30, 31) MiB is neither RAM nor in the SRAT.
+ * Its four memmap pages follow the page before them: node 1 (not the
+ * first node).  Passes on 846f237.
+ */
+static void uncovered_hole_follows_previous_page(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 14 * MiB, E820_TYPE_RAM },
+		{ 31 * MiB, NUMA_ARENA_END - 31 * MiB, E820_TYPE_RAM },
+	};
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(24 * MiB, 30 * MiB, 1);
+	fw_memblk(31 * MiB, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((30 * MiB) >> PAGE_SHIFT)),
+			1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1's stated exception and rule 2: node 1 has no free memory at all
+ * (all reserved), node 0 has; node 1's run comes from node 0 (the one
+ * line says "its own node is full"), the boot succeeds, and the free
+ * count is exact.  Passes on 846f237; kills a memblock_alloc_try_nid()
+ * without its fallback.
+ */
+static void full_node_memmap_falls_back(struct kunit *test)
+{
+	u64 free_before;
+	const char *log;
+	bool ok;
+
+	fw_two_nodes(NUMA_SPLIT);
+	map_arena();
+	memblock_reserve(NUMA_SPLIT, NUMA_ARENA_END - NUMA_SPLIT);
+	free_before = memblock_free_size();
+	capture_begin();
+	ok = arena_boot(&test_arena);
+	log = capture_end();
+	KUNIT_ASSERT_TRUE(test, ok);
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"mm: memmap of pfns [0x2000-0x3000): 256 KiB at [mem 0x1f80000-0x1fbffff], node 0 (its own node is full)\n"));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(NUMA_SPLIT >> PAGE_SHIFT)), 0);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0),
+			(free_before - arena_memmap_bytes(NUMA_ARENA_BASE,
+							  NUMA_ARENA_END)) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
  * A machine with everything at once: RAM that starts and ends off a memmap
  * page (16 MiB + 12 KiB, 48 MiB - 8 KiB), a hole inside node 0
  * ([22, 23) MiB), node 0 / node 1 / node 0 ranges with the second
@@ -1936,6 +2023,9 @@ static struct kunit_case memmap_review_cases[] = {
 	KUNIT_CASE(hole_pages_follow_previous_page),
 	KUNIT_CASE(hole_pages_follow_previous_page_two_nodes),
 	KUNIT_CASE(cut_page_follows_first_ram_frame),
+	KUNIT_CASE(cut_page_after_srat_gap),
+	KUNIT_CASE(uncovered_hole_follows_previous_page),
+	KUNIT_CASE(full_node_memmap_falls_back),
 	KUNIT_CASE(every_frame_translates),
 	KUNIT_CASE(memmap_frames_reserved_and_distinct),
 	KUNIT_CASE(memmap_no_memory_fails_cleanly),

@@ -16,8 +16,8 @@
  *     address of that same struct page);
  *   - 2 MiB pages where the change promises them (one node, a memmap of at
  *     least 4 MiB starting at frame 0: aligned on both sides);
- *   - the page tables under VMEMMAP_BASE are PG_reserved RAM, and each PT
- *     lies on the node of one of the frames it maps.
+ *   - the page tables under VMEMMAP_BASE are PG_reserved RAM, each on the
+ *     node of the first frame it maps (the run that created it).
  */
 #include <kunit.h>
 #include <memlayout.h>
@@ -131,52 +131,69 @@ static void lookup_names_the_real_frame(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wrong, 0);
 }
 
-/* Every table under VMEMMAP_BASE's PML4 entry: reserved RAM; a PT on the
- * node of one of the frames it maps. */
+/*
+ * The frame of the first leaf under table entry e at level (3 = PDPT
+ * entry, 2 = PD entry, 1 = PT entry), or ~0 if none.
+ */
+static phys_addr_t mr_first_leaf(u64 e, unsigned int level)
+{
+	const u64 *t;
+	unsigned int i;
+
+	if (!(e & PTE_PRESENT))
+		return ~0ull;
+	if (level == 1 || (e & PTE_HUGE))
+		return e & PTE_ADDR_MASK & ~((PAGE_SIZE << (9 * (level - 1))) - 1);
+	t = phys_to_virt(e & PTE_ADDR_MASK);
+	for (i = 0; i < 512; i++)
+		if (t[i] & PTE_PRESENT)
+			return mr_first_leaf(t[i], level - 1);
+	return ~0ull;
+}
+
+/*
+ * A table under VMEMMAP_BASE: reserved RAM, and on the node of the first
+ * frame it maps (the run that created it is the one that maps its first
+ * entry, and asked its own node for it).
+ */
+static void mr_check_table(u64 e, unsigned int level, unsigned long *tables,
+			   unsigned long *bad, unsigned long *off_node)
+{
+	phys_addr_t t = e & PTE_ADDR_MASK, leaf = mr_first_leaf(e, level);
+
+	(*tables)++;
+	if (!mr_frame_reserved(t))
+		(*bad)++;
+	if (leaf == ~0ull || phys_to_nid(t) != phys_to_nid(leaf))
+		(*off_node)++;
+}
+
 static void memmap_page_tables_reserved(struct kunit *test)
 {
 	const u64 *pml4 = phys_to_virt(paging_kernel_cr3() & PTE_ADDR_MASK);
 	u64 e = pml4[MR_PML4_INDEX(VMEMMAP_BASE)];
-	const u64 *pdpt, *pd, *pt;
-	unsigned long tables = 0, bad = 0, pt_off_node = 0;
-	unsigned int i, j, k;
+	unsigned long tables = 0, bad = 0, off_node = 0;
+	const u64 *pdpt, *pd;
+	unsigned int i, j;
 
 	KUNIT_ASSERT_TRUE(test, e & PTE_PRESENT);
-	tables++;
-	if (!mr_frame_reserved(e & PTE_ADDR_MASK))
-		bad++;
+	mr_check_table(e, 4, &tables, &bad, &off_node);
 	pdpt = phys_to_virt(e & PTE_ADDR_MASK);
 	for (i = 0; i < 512; i++) {
 		if (!(pdpt[i] & PTE_PRESENT))
 			continue;
 		KUNIT_EXPECT_FALSE(test, pdpt[i] & PTE_HUGE);
-		tables++;
-		if (!mr_frame_reserved(pdpt[i] & PTE_ADDR_MASK))
-			bad++;
+		mr_check_table(pdpt[i], 3, &tables, &bad, &off_node);
 		pd = phys_to_virt(pdpt[i] & PTE_ADDR_MASK);
-		for (j = 0; j < 512; j++) {
-			int pt_nid;
-			bool near = false;
-
-			if (!(pd[j] & PTE_PRESENT) || (pd[j] & PTE_HUGE))
-				continue;
-			tables++;
-			if (!mr_frame_reserved(pd[j] & PTE_ADDR_MASK))
-				bad++;
-			pt = phys_to_virt(pd[j] & PTE_ADDR_MASK);
-			pt_nid = phys_to_nid(pd[j] & PTE_ADDR_MASK);
-			for (k = 0; k < 512; k++)
-				if ((pt[k] & PTE_PRESENT) &&
-				    phys_to_nid(pt[k] & PTE_ADDR_MASK) == pt_nid)
-					near = true;
-			if (!near)
-				pt_off_node++;
-		}
+		for (j = 0; j < 512; j++)
+			if ((pd[j] & PTE_PRESENT) && !(pd[j] & PTE_HUGE))
+				mr_check_table(pd[j], 2, &tables, &bad,
+					       &off_node);
 	}
-	kunit_info(test, "%lu page tables under VMEMMAP_BASE, %lu not reserved, %lu PTs off their frames' nodes",
-		   tables, bad, pt_off_node);
+	kunit_info(test, "%lu page tables under VMEMMAP_BASE, %lu not reserved, %lu not on the node of their first frame",
+		   tables, bad, off_node);
 	KUNIT_EXPECT_EQ(test, bad, 0);
-	KUNIT_EXPECT_EQ(test, pt_off_node, 0);
+	KUNIT_EXPECT_EQ(test, off_node, 0);
 }
 
 static struct kunit_case memmap_review_cases[] = {
