@@ -1757,6 +1757,49 @@ static void full_node_memmap_falls_back(struct kunit *test)
 }
 
 /*
+ * Rule 1 without a full node.  Two nodes of 128 MiB, so each run of the
+ * memmap is 2 MiB and memmap_populate() asks for it 2 MiB aligned.
+ * Node 1's free memory is one piece, [201, 203.5) MiB (the rest is
+ * reserved, as an initrd or firmware tables would be): room for its
+ * 2 MiB of memmap, but no 2 MiB-aligned room.  Node 1 is not full, so
+ * its struct pages belong on node 1 (Linux's vmemmap falls back to base
+ * pages on the node, not to another node).  On 846f237 the aligned
+ * request fails on node 1 and memblock_alloc_try_nid() takes node 0:
+ * "node 0 (its own node is full)".  FAILS on 846f237.
+ */
+#define MR_BIG_SPLIT (NUMA_ARENA_BASE + 128 * MiB)
+#define MR_BIG_END   (NUMA_ARENA_BASE + 256 * MiB)
+
+static void aligned_run_stays_on_its_node(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, MR_BIG_END - NUMA_ARENA_BASE, E820_TYPE_RAM },
+	};
+	const char *log;
+	bool ok;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, MR_BIG_SPLIT, 0);
+	fw_memblk(MR_BIG_SPLIT, MR_BIG_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE, MR_BIG_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+	memblock_reserve(MR_BIG_SPLIT, 201 * MiB - MR_BIG_SPLIT);
+	memblock_reserve(203 * MiB + 512 * 1024, MR_BIG_END - (203 * MiB + 512 * 1024));
+	capture_begin();
+	ok = arena_boot(&test_arena);
+	log = capture_end();
+	KUNIT_ASSERT_TRUE(test, ok);
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_NULL(test, strstr(log, "its own node is full"));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(MR_BIG_SPLIT >> PAGE_SHIFT)), 1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
  * A machine with everything at once: RAM that starts and ends off a memmap
  * page (16 MiB + 12 KiB, 48 MiB - 8 KiB), a hole inside node 0
  * ([22, 23) MiB), node 0 / node 1 / node 0 ranges with the second
@@ -2026,6 +2069,7 @@ static struct kunit_case memmap_review_cases[] = {
 	KUNIT_CASE(cut_page_after_srat_gap),
 	KUNIT_CASE(uncovered_hole_follows_previous_page),
 	KUNIT_CASE(full_node_memmap_falls_back),
+	KUNIT_CASE(aligned_run_stays_on_its_node),
 	KUNIT_CASE(every_frame_translates),
 	KUNIT_CASE(memmap_frames_reserved_and_distinct),
 	KUNIT_CASE(memmap_no_memory_fails_cleanly),
