@@ -1800,6 +1800,36 @@ static void aligned_run_stays_on_its_node(struct kunit *test)
 }
 
 /*
+ * Rule 1 with node 1 below node 0: node 1 holds [16, 32) MiB, node 0
+ * [32, 48) MiB.  Each node's struct pages on that node, and rule 2's
+ * exact free count.  Passes on 846f237 (no other case puts a node other
+ * than the first memory node at the lowest frames; kills a memmap_alloc()
+ * whose first run starts as node_fallback(0)[0]'s).
+ */
+static void lowest_frames_on_node_1(struct kunit *test)
+{
+	u64 free_before;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, NUMA_SPLIT, 1);
+	fw_memblk(NUMA_SPLIT, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	map_arena();
+	free_before = memblock_free_size();
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(NUMA_ARENA_BASE >> PAGE_SHIFT)), 1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0) + node_nr_free_pages(1),
+			(free_before - arena_memmap_bytes(NUMA_ARENA_BASE,
+							  NUMA_ARENA_END)) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
  * A machine with everything at once: RAM that starts and ends off a memmap
  * page (16 MiB + 12 KiB, 48 MiB - 8 KiB), a hole inside node 0
  * ([22, 23) MiB), node 0 / node 1 / node 0 ranges with the second
@@ -2070,6 +2100,7 @@ static struct kunit_case memmap_review_cases[] = {
 	KUNIT_CASE(uncovered_hole_follows_previous_page),
 	KUNIT_CASE(full_node_memmap_falls_back),
 	KUNIT_CASE(aligned_run_stays_on_its_node),
+	KUNIT_CASE(lowest_frames_on_node_1),
 	KUNIT_CASE(every_frame_translates),
 	KUNIT_CASE(memmap_frames_reserved_and_distinct),
 	KUNIT_CASE(memmap_no_memory_fails_cleanly),
