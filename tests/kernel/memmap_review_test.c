@@ -196,10 +196,56 @@ static void memmap_page_tables_reserved(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, off_node, 0);
 }
 
+/*
+ * A memmap page whose frames lie in no node range (the PCI hole, the
+ * 640K-1M hole) lives on the node of the page before it.  On two nodes
+ * with more than 3 GiB the PCI hole follows the node below it (node 1 on
+ * 2 x 2300M); numa.struct_pages_live_on_their_node only asks frames of
+ * node ranges.
+ */
+static bool mr_page_in_a_range(unsigned long head)
+{
+	unsigned int r = 0;
+	u64 s, e;
+	int nid;
+
+	while (numa_next_range(&r, &s, &e, &nid))
+		if ((s >> PAGE_SHIFT) < head + MR_PAGES_PER_MEMMAP_PAGE &&
+		    (e >> PAGE_SHIFT) > head)
+			return true;
+	return false;
+}
+
+static void hole_pages_follow_previous_page(struct kunit *test)
+{
+	unsigned long first = ALIGN_DOWN(mem_map_base_pfn, MR_PAGES_PER_MEMMAP_PAGE);
+	unsigned long last = ALIGN_UP(mem_map_end_pfn, MR_PAGES_PER_MEMMAP_PAGE);
+	unsigned long head, holes = 0, wrong = 0;
+	int prev = NUMA_NO_NODE;
+
+	for (head = first; head < last; head += MR_PAGES_PER_MEMMAP_PAGE) {
+		phys_addr_t frame;
+		int where = NUMA_NO_NODE;
+
+		if (vmemmap_lookup(mem_map - mem_map_base_pfn + head, &frame))
+			where = phys_to_nid(frame);
+		if (!mr_page_in_a_range(head)) {
+			holes++;
+			if (where != prev && !wrong++)
+				kunit_info(test, "hole memmap page of pfn %#lx on node %d, the page before on node %d",
+					   head, where, prev);
+		}
+		prev = where;
+	}
+	kunit_info(test, "%lu memmap pages of holes only", holes);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+}
+
 static struct kunit_case memmap_review_cases[] = {
 	KUNIT_CASE(memmap_mapping_is_exact),
 	KUNIT_CASE(lookup_names_the_real_frame),
 	KUNIT_CASE(memmap_page_tables_reserved),
+	KUNIT_CASE(hole_pages_follow_previous_page),
 	{}
 };
 
