@@ -1514,3 +1514,605 @@ static struct kunit_suite numa_review_suite = {
 	.test_cases = numa_review_cases,
 };
 kunit_test_suite(numa_review_suite);
+
+/* ====================================================================== */
+/* memmap_review: an outside review of the per-node memmap (846f237).     */
+/* Each case names the rule of the change it tries to break.  Cases that  */
+/* fail on 846f237 say so in their comment.                                */
+/* ====================================================================== */
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+/* The arena (NUMA_ARENA_BASE .. NUMA_ARENA_END) with RAM only where the
+ * e820 entries say; numa_firmware as the case set it. */
+static void mr_boot(struct kunit *test, const struct fw_mmap_entry *map,
+		    unsigned int nr)
+{
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE,
+			 NUMA_ARENA_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(map, nr, NULL);
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+}
+
+/* Is frame pfn RAM (in memblock.memory)? */
+static bool mr_ram(unsigned long pfn)
+{
+	u64 a = (u64)pfn << PAGE_SHIFT;
+	unsigned int i;
+
+	for (i = 0; i < memblock.memory.cnt; i++) {
+		const struct memblock_region *r = &memblock.memory.regions[i];
+
+		if (a >= r->base && a < r->base + r->size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Rule 1, as the change states it (mm/mm_init.c, the brief): the memmap
+ * page of frames [h, h + 64) lives on the node of its first frame with
+ * RAM; a page of holes only follows the page before it.  Walks every
+ * memmap page of [ALIGN_DOWN(base), ALIGN_UP(end)) and counts pages whose
+ * frame is elsewhere (or unmapped).
+ */
+static unsigned long mr_memmap_pages_off_rule(struct kunit *test)
+{
+	unsigned long first = ALIGN_DOWN(mem_map_base_pfn, PAGES_PER_MEMMAP_PAGE);
+	unsigned long last = ALIGN_UP(mem_map_end_pfn, PAGES_PER_MEMMAP_PAGE);
+	unsigned long h, bad = 0;
+	int prev = NUMA_NO_NODE;
+
+	for (h = first; h < last; h += PAGES_PER_MEMMAP_PAGE) {
+		unsigned long pfn, lo = max(h, mem_map_base_pfn);
+		unsigned long hi = min(h + PAGES_PER_MEMMAP_PAGE, mem_map_end_pfn);
+		int want = prev, got;
+
+		for (pfn = lo; pfn < hi; pfn++) {
+			if (mr_ram(pfn)) {
+				want = phys_to_nid((u64)pfn << PAGE_SHIFT);
+				break;
+			}
+		}
+		got = phys_to_nid(memmap_frame(lo));
+		if (got != want && !bad++)
+			kunit_info(test, "memmap page of pfns [%#lx-%#lx): on node %d, the rule says node %d",
+				   h, h + PAGES_PER_MEMMAP_PAGE, got, want);
+		prev = want;
+	}
+	if (bad)
+		kunit_info(test, "%lu memmap pages off the rule", bad);
+	return bad;
+}
+
+/*
+ * Rule 1, holes only.  [24, 28) MiB is a hole in the e820 map that the
+ * SRAT gives to node 2, which has no RAM (a hot-pluggable range, as real
+ * SRATs list): the 16 memmap pages of that hole describe holes only, so
+ * they must follow the page before them (node 0).  On 846f237 they are
+ * asked of node 2 (memmap_page_nid() looks at SRAT ranges, which are not
+ * clipped to RAM although numa.c's comment on node_memblk says they are),
+ * node 2 has no memory, and memblock_alloc_try_nid() falls back to the
+ * highest free memory: node 1, logged as "(its own node is full)".
+ * FAILS on 846f237.
+ */
+static void hole_pages_follow_previous_page(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 8 * MiB, E820_TYPE_RAM },
+		{ 28 * MiB, NUMA_ARENA_END - 28 * MiB, E820_TYPE_RAM },
+	};
+
+	fw_begin(3);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(24 * MiB, 28 * MiB, 2);
+	fw_memblk(28 * MiB, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_ASSERT_EQ(test, nr_node_ids, 3);
+	KUNIT_EXPECT_FALSE(test, node_state(2, NODE_MEMORY));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((24 * MiB) >> PAGE_SHIFT)),
+			0);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1, the same with two nodes: node 1's SRAT range begins at 24 MiB,
+ * its RAM at 28 MiB.  The hole's memmap pages must follow node 0's last
+ * page; on 846f237 they go to node 1 (the SRAT range).  FAILS on 846f237.
+ */
+static void hole_pages_follow_previous_page_two_nodes(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 8 * MiB, E820_TYPE_RAM },
+		{ 28 * MiB, NUMA_ARENA_END - 28 * MiB, E820_TYPE_RAM },
+	};
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(24 * MiB, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1, a cut page.  Node 0's SRAT range ends 128 KiB past 26 MiB, but
+ * its RAM ends at 26 MiB (the last 128 KiB are e820-reserved, as QEMU's
+ * top 128 KiB of RAM are); node 1's RAM starts at 26 MiB + 128 KiB.  The
+ * memmap page of [26, 26.25) MiB has node 1's frames as its first frames
+ * with RAM, so it belongs on node 1; 846f237 puts it on node 0 (the first
+ * SRAT range that touches it).  FAILS on 846f237.
+ */
+static void cut_page_follows_first_ram_frame(struct kunit *test)
+{
+	const u64 cut = 26 * MiB + 128 * 1024;
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 10 * MiB, E820_TYPE_RAM },
+		{ 26 * MiB, 128 * 1024, E820_TYPE_RESERVED },
+		{ cut, NUMA_ARENA_END - cut, E820_TYPE_RAM },
+	};
+
+	fw_two_nodes(cut);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((26 * MiB) >> PAGE_SHIFT)),
+			1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1, a cut page after a gap in the SRAT: no range covers
+ * [26, 26.125) MiB (and no RAM is there), node 1 starts at 26.125 MiB.
+ * The memmap page of [26, 26.25) MiB has node 1's frames as its first
+ * with RAM: node 1.  Passes on 846f237; kills a memmap_page_nid() that
+ * looks at the page's first frame only.
+ */
+static void cut_page_after_srat_gap(struct kunit *test)
+{
+	const u64 cut = 26 * MiB + 128 * 1024;
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 10 * MiB, E820_TYPE_RAM },
+		{ cut, NUMA_ARENA_END - cut, E820_TYPE_RAM },
+	};
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 26 * MiB, 0);
+	fw_memblk(cut, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((26 * MiB) >> PAGE_SHIFT)),
+			1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1, a hole no SRAT range covers, inside node 1: node 1 holds
+ * [24, 30) and [31, 48) MiB, [30, 31) MiB is neither RAM nor in the SRAT.
+ * Its four memmap pages follow the page before them: node 1 (not the
+ * first node).  Passes on 846f237.
+ */
+static void uncovered_hole_follows_previous_page(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, 14 * MiB, E820_TYPE_RAM },
+		{ 31 * MiB, NUMA_ARENA_END - 31 * MiB, E820_TYPE_RAM },
+	};
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 24 * MiB, 0);
+	fw_memblk(24 * MiB, 30 * MiB, 1);
+	fw_memblk(31 * MiB, NUMA_ARENA_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, map, ARRAY_SIZE(map));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame((30 * MiB) >> PAGE_SHIFT)),
+			1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1's stated exception and rule 2: node 1 has no free memory at all
+ * (all reserved), node 0 has; node 1's run comes from node 0 (the one
+ * line says "its own node is full"), the boot succeeds, and the free
+ * count is exact.  Passes on 846f237; kills a memblock_alloc_try_nid()
+ * without its fallback.
+ */
+static void full_node_memmap_falls_back(struct kunit *test)
+{
+	u64 free_before;
+	const char *log;
+	bool ok;
+
+	fw_two_nodes(NUMA_SPLIT);
+	map_arena();
+	memblock_reserve(NUMA_SPLIT, NUMA_ARENA_END - NUMA_SPLIT);
+	free_before = memblock_free_size();
+	capture_begin();
+	ok = arena_boot(&test_arena);
+	log = capture_end();
+	KUNIT_ASSERT_TRUE(test, ok);
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log,
+		"mm: memmap of pfns [0x2000-0x3000): 256 KiB at [mem 0x1f80000-0x1fbffff], node 0 (its own node is full)\n"));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(NUMA_SPLIT >> PAGE_SHIFT)), 0);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0),
+			(free_before - arena_memmap_bytes(NUMA_ARENA_BASE,
+							  NUMA_ARENA_END)) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(1), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1 without a full node.  Two nodes of 128 MiB, so each run of the
+ * memmap is 2 MiB and memmap_populate() asks for it 2 MiB aligned.
+ * Node 1's free memory is one piece, [201, 203.5) MiB (the rest is
+ * reserved, as an initrd or firmware tables would be): room for its
+ * 2 MiB of memmap, but no 2 MiB-aligned room.  Node 1 is not full, so
+ * its struct pages belong on node 1 (Linux's vmemmap falls back to base
+ * pages on the node, not to another node).  On 846f237 the aligned
+ * request fails on node 1 and memblock_alloc_try_nid() takes node 0:
+ * "node 0 (its own node is full)".  FAILS on 846f237.
+ */
+#define MR_BIG_SPLIT (NUMA_ARENA_BASE + 128 * MiB)
+#define MR_BIG_END   (NUMA_ARENA_BASE + 256 * MiB)
+
+static void aligned_run_stays_on_its_node(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, MR_BIG_END - NUMA_ARENA_BASE, E820_TYPE_RAM },
+	};
+	const char *log;
+	bool ok;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, MR_BIG_SPLIT, 0);
+	fw_memblk(MR_BIG_SPLIT, MR_BIG_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE, MR_BIG_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+	memblock_reserve(MR_BIG_SPLIT, 201 * MiB - MR_BIG_SPLIT);
+	memblock_reserve(203 * MiB + 512 * 1024, MR_BIG_END - (203 * MiB + 512 * 1024));
+	capture_begin();
+	ok = arena_boot(&test_arena);
+	log = capture_end();
+	KUNIT_ASSERT_TRUE(test, ok);
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_NULL(test, strstr(log, "its own node is full"));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(MR_BIG_SPLIT >> PAGE_SHIFT)), 1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 1 with node 1 below node 0: node 1 holds [16, 32) MiB, node 0
+ * [32, 48) MiB.  Each node's struct pages on that node, and rule 2's
+ * exact free count.  Passes on 846f237 (no other case puts a node other
+ * than the first memory node at the lowest frames; kills a memmap_alloc()
+ * whose first run starts as node_fallback(0)[0]'s).
+ */
+static void lowest_frames_on_node_1(struct kunit *test)
+{
+	u64 free_before;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, NUMA_SPLIT, 1);
+	fw_memblk(NUMA_SPLIT, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	map_arena();
+	free_before = memblock_free_size();
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(NUMA_ARENA_BASE >> PAGE_SHIFT)), 1);
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0) + node_nr_free_pages(1),
+			(free_before - arena_memmap_bytes(NUMA_ARENA_BASE,
+							  NUMA_ARENA_END)) >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * A machine with everything at once: RAM that starts and ends off a memmap
+ * page (16 MiB + 12 KiB, 48 MiB - 8 KiB), a hole inside node 0
+ * ([22, 23) MiB), node 0 / node 1 / node 0 ranges with the second
+ * boundary 64 KiB into a memmap page, and a 100 KiB hole that cuts a
+ * memmap page of node 0 at its start.
+ */
+#define MR_BASE (NUMA_ARENA_BASE + 12 * 1024)
+#define MR_END  (NUMA_ARENA_END - 8 * 1024)
+
+static const struct fw_mmap_entry mr_mixed_map[] = {
+	{ MR_BASE, 22 * MiB - MR_BASE, E820_TYPE_RAM },
+	{ 23 * MiB, 17 * MiB, E820_TYPE_RAM },
+	{ 40 * MiB + 100 * 1024, MR_END - (40 * MiB + 100 * 1024), E820_TYPE_RAM },
+};
+
+static void mr_boot_mixed(struct kunit *test)
+{
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 25 * MiB, 0);
+	fw_memblk(25 * MiB, 33 * MiB + 64 * 1024, 1);
+	fw_memblk(33 * MiB + 64 * 1024, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	mr_boot(test, mr_mixed_map, ARRAY_SIZE(mr_mixed_map));
+	KUNIT_ASSERT_EQ(test, mem_map_base_pfn, MR_BASE >> PAGE_SHIFT);
+	KUNIT_ASSERT_EQ(test, mem_map_end_pfn, MR_END >> PAGE_SHIFT);
+}
+
+/*
+ * Rule 3: every frame of [base, end), holes and node boundaries included,
+ * has a backed struct page and every translation agrees; the frames just
+ * outside are refused.  Also rule 1 on this machine (every page here
+ * agrees with the rule: no SRAT range covers a hole that starts a page).
+ * Passes on 846f237 (coverage: unaligned base and end, the padding).
+ */
+static void every_frame_translates(struct kunit *test)
+{
+	unsigned long pfn, bad = 0;
+	phys_addr_t frame;
+
+	mr_boot_mixed(test);
+	for (pfn = mem_map_base_pfn; pfn < mem_map_end_pfn; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+		void *addr = phys_to_virt((phys_addr_t)pfn << PAGE_SHIFT);
+		bool ok = vmemmap_lookup(page, &frame) &&
+			  vmemmap_lookup((char *)page + sizeof(*page) - 1, &frame) &&
+			  page_to_pfn(page) == pfn && pfn_valid(pfn) &&
+			  page_in_memmap(page) && virt_covered(addr) &&
+			  virt_to_page(addr) == page &&
+			  virt_to_page_covered((char *)addr + PAGE_SIZE - 1) == page &&
+			  (mr_ram(pfn) || (page->flags & PG_reserved));
+
+		if (!ok && !bad++)
+			kunit_info(test, "pfn %#lx does not translate", pfn);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	/* Just outside. */
+	KUNIT_EXPECT_FALSE(test, pfn_valid(mem_map_base_pfn - 1));
+	KUNIT_EXPECT_FALSE(test, pfn_valid(mem_map_end_pfn));
+	KUNIT_EXPECT_FALSE(test, page_in_memmap(pfn_to_page(mem_map_base_pfn) - 1));
+	KUNIT_EXPECT_FALSE(test, page_in_memmap(pfn_to_page(mem_map_end_pfn)));
+	KUNIT_EXPECT_FALSE(test, virt_covered(phys_to_virt(MR_END)));
+	KUNIT_EXPECT_FALSE(test, virt_covered((char *)phys_to_virt(MR_BASE) - 1));
+	/* The padding of the first and last memmap pages is backed too. */
+	KUNIT_EXPECT_TRUE(test, vmemmap_lookup(pfn_to_page(ALIGN_DOWN(
+		mem_map_base_pfn, PAGES_PER_MEMMAP_PAGE)), &frame));
+	KUNIT_EXPECT_TRUE(test, vmemmap_lookup(pfn_to_page(ALIGN_UP(
+		mem_map_end_pfn, PAGES_PER_MEMMAP_PAGE)) - 1, &frame));
+	KUNIT_EXPECT_EQ(test, mr_memmap_pages_off_rule(test), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 2: every memmap page has its own frame, in RAM, page-aligned,
+ * PG_reserved, which the buddy never hands out; and the free count is
+ * exactly (RAM - reserved) - memmap.  Passes on 846f237 (coverage: the
+ * host hook records frames but nothing checked they were reserved or
+ * distinct).
+ */
+static void memmap_frames_reserved_and_distinct(struct kunit *test)
+{
+	static unsigned char used[ARENA_PAGES];
+	unsigned long first, last, h, bad = 0, n0, n1, i, expect;
+	u64 free_before;
+
+	memset(used, 0, sizeof(used));
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, 25 * MiB, 0);
+	fw_memblk(25 * MiB, 33 * MiB + 64 * 1024, 1);
+	fw_memblk(33 * MiB + 64 * 1024, NUMA_ARENA_END, 0);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE,
+			 NUMA_ARENA_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(mr_mixed_map, ARRAY_SIZE(mr_mixed_map), NULL);
+	free_before = memblock_free_size();
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+
+	first = ALIGN_DOWN(mem_map_base_pfn, PAGES_PER_MEMMAP_PAGE);
+	last = ALIGN_UP(mem_map_end_pfn, PAGES_PER_MEMMAP_PAGE);
+	for (h = first; h < last; h += PAGES_PER_MEMMAP_PAGE) {
+		/* The frame behind the memmap page's first byte. */
+		phys_addr_t f = memmap_frame(max(h, mem_map_base_pfn));
+		unsigned long fpfn;
+		bool ok;
+
+		if (f != ~0ull)
+			f -= (max(h, mem_map_base_pfn) - h) * sizeof(struct page);
+		fpfn = f >> PAGE_SHIFT;
+		ok = f != ~0ull && IS_ALIGNED(f, PAGE_SIZE) &&
+			  pfn_valid(fpfn) && mr_ram(fpfn) &&
+			  (pfn_to_page(fpfn)->flags & PG_reserved);
+
+		if (ok) {
+			ok = !used[fpfn - (NUMA_ARENA_BASE >> PAGE_SHIFT)];
+			used[fpfn - (NUMA_ARENA_BASE >> PAGE_SHIFT)] = 1;
+		}
+		if (!ok && !bad++)
+			kunit_info(test, "memmap page of pfn %#lx: frame %#llx not its own reserved RAM",
+				   h, (unsigned long long)f);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	expect = (free_before - arena_memmap_bytes(MR_BASE, MR_END)) >> PAGE_SHIFT;
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0) + node_nr_free_pages(1),
+			expect);
+	/* Every free page out: none is a memmap frame. */
+	n0 = exhaust_node(0, 0);
+	n1 = exhaust_node(1, n0);
+	KUNIT_EXPECT_EQ(test, n0 + n1, expect);
+	for (i = 0, bad = 0; i < n0 + n1; i++)
+		if (used[page_to_pfn(held_pages[i]) - (NUMA_ARENA_BASE >> PAGE_SHIFT)])
+			bad++;
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	release_pages(n0 + n1);
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
+ * Rule 6 and rule 5: node 1's run finds no memory anywhere (all but node
+ * 0's 256 KiB of memmap is reserved): one line naming the run, a failed
+ * mm_init_nodes(), no crash; after the exit hook's mm_exit_nodes() the
+ * same program boots a clean machine.  Passes on 846f237.
+ */
+static void memmap_no_memory_fails_cleanly(struct kunit *test)
+{
+	static const char line[] =
+		"mm: no room for the memmap of pfns [0x2000-0x3000) (256 KiB)\n";
+	const char *log, *hit;
+	bool ok;
+
+	fw_two_nodes(NUMA_SPLIT);
+	map_arena();
+	memblock_reserve(NUMA_ARENA_BASE + 256 * 1024,
+			 NUMA_ARENA_END - NUMA_ARENA_BASE - 256 * 1024);
+	numa_init();
+	capture_begin();
+	ok = mm_init_nodes(test_arena.pgdat);
+	log = capture_end();
+	KUNIT_EXPECT_FALSE(test, ok);
+	hit = strstr(log, line);
+	KUNIT_EXPECT_NOT_NULL(test, hit);
+	if (hit)   /* one line, said once */
+		KUNIT_EXPECT_NULL(test, strstr(hit + sizeof(line) - 1, "no room"));
+	KUNIT_EXPECT_NULL(test, strstr(log, "BUG"));
+	arena_exit(&test_arena);
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes(test);
+	expect_memmap_on_nodes(test);
+}
+
+/*
+ * Rule 6, no virtual room: the kernel's vmemmap_reserve() refuses frames
+ * at or past VMEMMAP_SIZE / 64 (64 TiB of physical addresses), and
+ * memmap_alloc() then says "mm: no virtual room".  RAM at 64 TiB must be
+ * refused the same way on the host, or that path is never exercised
+ * there.  FAILS on 846f237: the host hook (tests/host/host_support.c)
+ * ignores VMEMMAP_SIZE and maps a 1 TiB room.
+ */
+/* include/memlayout.h's VMEMMAP_SIZE (the host's memlayout.h has none). */
+#define KERNEL_VMEMMAP_SIZE (1ull << 40)
+
+static void no_virtual_room_refused(struct kunit *test)
+{
+	const u64 base = KERNEL_VMEMMAP_SIZE / sizeof(struct page) * PAGE_SIZE;
+	const struct fw_mmap_entry map[] = {
+		{ base, 4 * MiB, E820_TYPE_RAM },
+	};
+	const char *log;
+	bool ok;
+
+	arena_map_memory(&test_arena, base, 4 * MiB);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+	numa_init();
+	capture_begin();
+	ok = mm_init_nodes(test_arena.pgdat);
+	log = capture_end();
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "mm: no virtual room for a memmap"));
+}
+
+/*
+ * Rule 5: 80 boots and exits of the mixed machine (more runs in all than
+ * the host hook's HOST_VMEMMAP_RUNS): each exit unmaps the room (the old
+ * address is no longer mapped), forgets every run (vmemmap_lookup() of
+ * the old memmap fails), and clears the globals.  Passes on 846f237.
+ */
+static void exit_releases_the_memmap_every_time(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < 80; i++) {
+		struct page *old;
+		phys_addr_t frame;
+		void *page_of_old;
+
+		mr_boot_mixed(test);
+		old = pfn_to_page((30 * MiB) >> PAGE_SHIFT);
+		KUNIT_ASSERT_TRUE(test, vmemmap_lookup(old, &frame));
+		page_of_old = (void *)ALIGN_DOWN((unsigned long)old, PAGE_SIZE);
+		arena_exit(&test_arena);
+		KUNIT_ASSERT_NULL(test, mem_map);
+		KUNIT_ASSERT_EQ(test, mem_map_end_pfn, 0);
+		KUNIT_ASSERT_FALSE(test, pfn_valid((30 * MiB) >> PAGE_SHIFT));
+		KUNIT_ASSERT_FALSE(test, vmemmap_lookup(old, &frame));
+		KUNIT_ASSERT_EQ(test, msync(page_of_old, PAGE_SIZE, MS_ASYNC), -1);
+		KUNIT_ASSERT_EQ(test, errno, ENOMEM);
+	}
+}
+
+/*
+ * Rule 5, fork (the interleaving search runs each schedule in a child):
+ * the child's memmap is its own copy; what it allocates never shows in
+ * the parent's struct pages or counts.  Passes on 846f237.
+ */
+static void forked_child_memmap_is_private(struct kunit *test)
+{
+	unsigned long before;
+	pid_t pid;
+	int status = 0;
+
+	mr_boot_mixed(test);
+	drain_all_pages();
+	before = node_nr_free_pages(0) + node_nr_free_pages(1);
+	pid = fork();
+	KUNIT_ASSERT_GE(test, pid, 0);
+	if (pid == 0) {
+		unsigned long n = exhaust_node(0, 0);
+
+		_exit(n > 0 && node_nr_free_pages(0) == 0 ? 0 : 1);
+	}
+	KUNIT_ASSERT_EQ(test, waitpid(pid, &status, 0), pid);
+	KUNIT_EXPECT_TRUE(test, WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	KUNIT_EXPECT_EQ(test, node_nr_free_pages(0) + node_nr_free_pages(1),
+			before);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static struct kunit_case memmap_review_cases[] = {
+	KUNIT_CASE(hole_pages_follow_previous_page),
+	KUNIT_CASE(hole_pages_follow_previous_page_two_nodes),
+	KUNIT_CASE(cut_page_follows_first_ram_frame),
+	KUNIT_CASE(cut_page_after_srat_gap),
+	KUNIT_CASE(uncovered_hole_follows_previous_page),
+	KUNIT_CASE(full_node_memmap_falls_back),
+	KUNIT_CASE(aligned_run_stays_on_its_node),
+	KUNIT_CASE(lowest_frames_on_node_1),
+	KUNIT_CASE(every_frame_translates),
+	KUNIT_CASE(memmap_frames_reserved_and_distinct),
+	KUNIT_CASE(memmap_no_memory_fails_cleanly),
+	KUNIT_CASE(no_virtual_room_refused),
+	KUNIT_CASE(exit_releases_the_memmap_every_time),
+	KUNIT_CASE(forked_child_memmap_is_private),
+	{}
+};
+
+static struct kunit_suite memmap_review_suite = {
+	.name = "memmap_review",
+	.exit = numa_case_exit,
+	.test_cases = memmap_review_cases,
+};
+kunit_test_suite(memmap_review_suite);
