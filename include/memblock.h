@@ -119,6 +119,8 @@ u64 memblock_phys_mem_size(void);   /* bytes in `memory` */
 u64 memblock_reserved_size(void);   /* bytes of `reserved` inside memory */
 u64 memblock_free_size(void);       /* memory minus reserved */
 u64 memblock_start_of_DRAM(void);
+/* The first address of memory (RAM) in [from, to), or to if none. */
+u64 memblock_first_memory(u64 from, u64 to);
 u64 memblock_end_of_DRAM(void);
 
 void memblock_dump(void);

@@ -166,10 +166,12 @@ bool numa_next_range(unsigned int *cursor, u64 *start, u64 *end, int *nid);
 int phys_to_nid(u64 phys);
 
 /*
- * memblock_alloc() from node nid's memory (the highest fit there), or
- * from anywhere when nid has no room: the caller asks phys_to_nid() of
- * the result if it cares.  0 when nothing fits at all.
+ * memblock_alloc() from node nid's memory (the highest fit there), or 0.
+ * memblock_alloc_try_nid() then tries anywhere, as Linux's does: the
+ * caller asks phys_to_nid() of the result if it cares; 0 when nothing
+ * fits at all.
  */
+phys_addr_t memblock_alloc_node(u64 size, u64 align, int nid);
 phys_addr_t memblock_alloc_try_nid(u64 size, u64 align, int nid);
 
 /*

@@ -404,6 +404,22 @@ u64 memblock_end_of_DRAM(void)
 	return m->cnt ? region_end(&m->regions[m->cnt - 1]) : 0;
 }
 
+u64 memblock_first_memory(u64 from, u64 to)
+{
+	unsigned int i;
+
+	for (i = 0; i < memblock.memory.cnt; i++) {
+		const struct memblock_region *m = &memblock.memory.regions[i];
+
+		if (region_end(m) <= from)
+			continue;
+		if (m->base >= to)
+			break;
+		return max(m->base, from);
+	}
+	return to;
+}
+
 static void dump_type(const struct memblock_type *type)
 {
 	unsigned int i;

@@ -18,8 +18,10 @@
  * A memmap page that a node boundary cuts lives on the node of its first
  * frame with RAM; a page that describes only a hole follows the page
  * before it.  Runs of pages with one node are one memblock allocation
- * (2 MiB aligned when at least that big, so the platform can map it with
- * large pages), reserved like everything else memblock hands out, and
+ * (2 MiB aligned when at least that big and the virtual start is aligned,
+ * so the platform can map it with large pages; unaligned on the same node
+ * rather than aligned on another), reserved like everything else memblock
+ * hands out, and
  * mapped by the platform hook vmemmap_map() (include/mm.h).  Unlike
  * Linux, holes inside RAM's span are backed too (a 1 GiB PCI hole below
  * 4 GiB costs 16 MiB of memmap), so
@@ -215,33 +217,39 @@ static void memmap_set_nodes(unsigned long lo, unsigned long hi)
 
 /*
  * The node that holds the memmap page for frames [pfn, pfn +
- * PAGES_PER_MEMMAP_PAGE): the node of the first of them in a node range;
- * a page that describes only holes follows the page before it (prev).
+ * PAGES_PER_MEMMAP_PAGE): the node of the first of them that is RAM
+ * (memblock's memory: a node range may cover holes); a page that
+ * describes no RAM follows the page before it (prev).
  */
 static int memmap_page_nid(unsigned long pfn, int prev)
 {
-	unsigned long s, e;
-	unsigned int r = 0;
+	u64 end = (u64)(pfn + PAGES_PER_MEMMAP_PAGE) << PAGE_SHIFT;
+	u64 ram = memblock_first_memory((u64)pfn << PAGE_SHIFT, end);
 	int nid;
 
-	if (next_node_pfns(&r, pfn, pfn + PAGES_PER_MEMMAP_PAGE, &s, &e, &nid))
-		return nid;
-	return prev;
+	if (ram == end)
+		return prev;
+	nid = phys_to_nid(ram);
+	return nid == NUMA_NO_NODE ? prev : nid;
 }
 
 /* Back the memmap pages of frames [first, last) (whole memmap pages)
- * with one allocation from node nid. */
+ * with one allocation, from node nid when it has room. */
 static bool memmap_populate(unsigned long first, unsigned long last,
 			    int nid)
 {
 	unsigned long start = (unsigned long)(vmemmap + first);
 	unsigned long end = (unsigned long)(vmemmap + last);
 	u64 bytes = end - start;
-	phys_addr_t phys;
+	phys_addr_t phys = 0;
 
-	/* Whole 2 MiB pieces let the platform map it with large pages. */
-	phys = memblock_alloc_try_nid(bytes, bytes >= MEMMAP_LARGE_PAGE ?
-				      MEMMAP_LARGE_PAGE : PAGE_SIZE, nid);
+	/* Whole 2 MiB pieces, where the virtual start is aligned too, let
+	 * the platform map it with large pages; failing that, small pages
+	 * on the same node rather than large ones on another. */
+	if (bytes >= MEMMAP_LARGE_PAGE && IS_ALIGNED(start, MEMMAP_LARGE_PAGE))
+		phys = memblock_alloc_node(bytes, MEMMAP_LARGE_PAGE, nid);
+	if (!phys)
+		phys = memblock_alloc_try_nid(bytes, PAGE_SIZE, nid);
 	if (!phys) {
 		pr_err("mm: no room for the memmap of pfns [%#lx-%#lx) (%lu KiB)\n",
 		       first, last, (unsigned long)(bytes >> 10));

@@ -62,8 +62,9 @@ static int node_fallback_list[MAX_NUMNODES + 1][MAX_NUMNODES + 1] = {
 static int cpu_node[NR_CPUS];
 static int cpu_mem[NR_CPUS];
 
-/* The node ranges in use: the firmware's (clipped to RAM, in numa_init()),
- * or none with one node. */
+/* The node ranges in use: the firmware's as it gave them (they may cover
+ * holes, which memblock's memory says are not RAM), or none with one
+ * node. */
 static struct numa_memblk node_memblk[NUMA_MAX_MEMBLKS];
 static unsigned int nr_node_memblks;
 
@@ -151,10 +152,12 @@ bool numa_next_range(unsigned int *cursor, u64 *start, u64 *end, int *nid)
 	return true;
 }
 
-phys_addr_t memblock_alloc_try_nid(u64 size, u64 align, int nid)
+phys_addr_t memblock_alloc_node(u64 size, u64 align, int nid)
 {
 	unsigned int i = nr_node_memblks;
 
+	if (nr_node_memblks == 0)
+		return nid == 0 ? memblock_alloc(size, align) : 0;
 	/* Ranges are in address order: the last with room has the highest
 	 * fit, as memblock_alloc() would choose. */
 	while (i-- > 0) {
@@ -167,7 +170,14 @@ phys_addr_t memblock_alloc_try_nid(u64 size, u64 align, int nid)
 		if (p)
 			return p;
 	}
-	return memblock_alloc(size, align);
+	return 0;
+}
+
+phys_addr_t memblock_alloc_try_nid(u64 size, u64 align, int nid)
+{
+	phys_addr_t p = memblock_alloc_node(size, align, nid);
+
+	return p ? p : memblock_alloc(size, align);
 }
 
 /* Fill fallback[n] for every node: nodes with memory by distance. */

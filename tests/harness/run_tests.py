@@ -122,6 +122,11 @@ NUMA_BOOT_CONFIGS = [
     # Node 1 has memory and no CPU: only ever remote.
     ("numa2-cpuless-smp2-128M", "2", "128M", "test=" + NUMA_PLACEMENT_SUITES,
      numa_opts([("0-1", 64), (None, 64)])),
+    # Two large nodes: the memmap's runs are megabytes, mapped with 2 MiB
+    # pages where aligned, and node 1's first page sits above the PCI hole
+    # (the memmap pages of the hole follow node 0's).
+    ("numa2-big-smp2-4600M", "2", "4600M", "test=numa,memmap_review,wx",
+     numa_opts([("0", 2300), ("1", 2300)])),
     # The other two modes of the sheaves over two nodes.
     ("numa2-blind-smp2-128M", "2", "128M",
      "slab_numa=blind test=numa,slab*,sheaf*,nolock",

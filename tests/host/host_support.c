@@ -275,20 +275,27 @@ static struct vmemmap_run {
 } vmemmap_runs[HOST_VMEMMAP_RUNS];
 static unsigned int nr_vmemmap_runs;
 
+/* The room starts 2 MiB-aligned, as VMEMMAP_BASE does, so memmap runs
+ * meet the same alignment rules as in the kernel. */
+#define HOST_VMEMMAP_ALIGN (2ul << 20)
+
 struct page *vmemmap_reserve(unsigned long end_pfn)
 {
-	size_t size = ALIGN_UP(end_pfn * sizeof(struct page), PAGE_SIZE);
+	size_t size = ALIGN_UP(end_pfn * sizeof(struct page), PAGE_SIZE) +
+		      HOST_VMEMMAP_ALIGN;
 	void *room;
 
 	if (vmemmap_room)
 		panic("vmemmap_reserve: a memmap is already set up");
+	if (end_pfn > VMEMMAP_SIZE / sizeof(struct page))
+		return NULL;
 	room = mmap(NULL, size, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (room == MAP_FAILED)
 		return NULL;
 	vmemmap_room = room;
 	vmemmap_room_size = size;
-	return room;
+	return (struct page *)ALIGN_UP((unsigned long)room, HOST_VMEMMAP_ALIGN);
 }
 
 bool vmemmap_map(unsigned long start, unsigned long end, phys_addr_t phys,
@@ -297,6 +304,10 @@ bool vmemmap_map(unsigned long start, unsigned long end, phys_addr_t phys,
 	struct vmemmap_run *run = &vmemmap_runs[nr_vmemmap_runs];
 
 	(void)nid;   /* a host "page table" needs no memory */
+	if (start < (unsigned long)vmemmap_room || end < start ||
+	    end > (unsigned long)vmemmap_room + vmemmap_room_size)
+		panic("vmemmap_map: [%#lx-%#lx) outside the memmap's room", start,
+		      end);
 	if (nr_vmemmap_runs == HOST_VMEMMAP_RUNS ||
 	    mmap((void *)start, end - start, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {

@@ -1800,6 +1800,40 @@ static void aligned_run_stays_on_its_node(struct kunit *test)
 }
 
 /*
+ * A run of at least 2 MiB whose virtual start is 2 MiB-aligned gets a
+ * 2 MiB-aligned backing, so the kernel can map it with large pages: node
+ * 1 starts at 128 MiB (its struct pages start at vmemmap + 2 MiB) and its
+ * run is 2.25 MiB.  (The kernel's memmap_review suite checks the large
+ * pages themselves.)
+ */
+#define MR_ALIGNED_SPLIT (128 * MiB)
+
+static void large_run_backed_2m_aligned(struct kunit *test)
+{
+	const struct fw_mmap_entry map[] = {
+		{ NUMA_ARENA_BASE, MR_BIG_END - NUMA_ARENA_BASE, E820_TYPE_RAM },
+	};
+	unsigned long pfn = MR_ALIGNED_SPLIT >> PAGE_SHIFT;
+
+	fw_begin(2);
+	fw_memblk(NUMA_ARENA_BASE, MR_ALIGNED_SPLIT, 0);
+	fw_memblk(MR_ALIGNED_SPLIT, MR_BIG_END, 1);
+	fw_cpus(0, NODE1_CPU - 1, 0);
+	fw_cpus(NODE1_CPU, NR_CPUS - 1, 1);
+	arena_map_memory(&test_arena, NUMA_ARENA_BASE,
+			 MR_BIG_END - NUMA_ARENA_BASE);
+	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
+	KUNIT_ASSERT_TRUE(test, arena_boot(&test_arena));
+	nr_cpu_ids = NR_CPUS;
+	host_cpu_id = 0;
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED((unsigned long)pfn_to_page(pfn),
+					   2 * MiB));
+	KUNIT_EXPECT_EQ(test, phys_to_nid(memmap_frame(pfn)), 1);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(memmap_frame(pfn), 2 * MiB));
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+/*
  * Rule 1 with node 1 below node 0: node 1 holds [16, 32) MiB, node 0
  * [32, 48) MiB.  Each node's struct pages on that node, and rule 2's
  * exact free count.  Passes on 846f237 (no other case puts a node other
@@ -2100,6 +2134,7 @@ static struct kunit_case memmap_review_cases[] = {
 	KUNIT_CASE(uncovered_hole_follows_previous_page),
 	KUNIT_CASE(full_node_memmap_falls_back),
 	KUNIT_CASE(aligned_run_stays_on_its_node),
+	KUNIT_CASE(large_run_backed_2m_aligned),
 	KUNIT_CASE(lowest_frames_on_node_1),
 	KUNIT_CASE(every_frame_translates),
 	KUNIT_CASE(memmap_frames_reserved_and_distinct),

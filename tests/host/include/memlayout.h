@@ -13,6 +13,10 @@
 #define PAGE_SIZE  (1ul << PAGE_SHIFT)
 #define PAGE_MASK  (~(PAGE_SIZE - 1))
 
+/* The memmap's virtual room has the kernel's limit (include/memlayout.h):
+ * struct pages for 64 TiB of physical addresses. */
+#define VMEMMAP_SIZE (1ul << 40)
+
 extern unsigned long host_direct_map_base;
 
 static inline void *phys_to_virt(phys_addr_t p)
