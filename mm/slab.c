@@ -19,17 +19,8 @@
  * free(a) would otherwise make a its own successor), as Linux's hardened
  * freelist does; debug caches check double frees fully.
  *
- * Object layout (stride s->size):
- *
- *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | pad to align |
- *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
- *
- * The free pointer lives in the middle of the object unless no byte of a
- * free object can hold it (a constructor, poisoning, a red zone that would
- * overlap it: freeptr_outside_object()); then it sits after the red zone.  Debug
- * caches (any SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each
- * object as it leaves and enters a slab, under list_lock; they have no
- * sheaves, so every object passes those checks.
+ * The object layout (where the free pointer, red zone and tracks sit) is
+ * drawn in slab_internal.h, beside the helpers every slab file shares.
  *
  * Slabs of a node sit on `partial` (some objects free) or `full` (none
  * free).  A slab that becomes empty goes back to the buddy unless fewer
@@ -104,14 +95,6 @@
 
 #define MIN_PARTIAL_LOW    2
 #define MIN_PARTIAL_HIGH   5
-#define WORD               sizeof(void *)
-
-/* Debug byte patterns (the values Linux uses, so dumps look familiar). */
-#define POISON_FREE        0x6b  /* a free object's bytes */
-#define POISON_END         0xa5  /* a free object's last byte */
-#define SLUB_RED_INACTIVE  0xbb  /* red zone of a free object */
-#define SLUB_RED_ACTIVE    0xcc  /* red zone of an allocated object */
-#define REDZONE_SIZE       WORD
 
 BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SLAB_CACHE_LINE);
 
@@ -183,39 +166,15 @@ unsigned int kmem_cache_size(const struct kmem_cache *s)
 	return s->object_size;
 }
 
-static bool is_debug_cache(const struct kmem_cache *s)
-{
-	return s->flags & SLAB_DEBUG_FLAGS;
-}
-
 /* ---------------------------------------------------------------------- */
-/* Slabs and object addresses                                              */
+/* Slabs and object addresses (the inline helpers: slab_internal.h)        */
 /* ---------------------------------------------------------------------- */
-
-static void *slab_base(const struct page *slab)
-{
-	return page_address(slab);
-}
-
-/* The head page of the slab holding addr, or NULL if addr is no slab's. */
-/* Index of object in slab, or -1 if it is not an object's first byte. */
-static long object_index(const struct kmem_cache *s, const struct page *slab,
-			 const void *object)
-{
-	unsigned long off = (unsigned long)object -
-			    (unsigned long)slab_base(slab);
-
-	if ((unsigned long)object < (unsigned long)slab_base(slab) ||
-	    off % s->size || off / s->size >= slab->objects)
-		return -1;
-	return (long)(off / s->size);
-}
 
 /*
  * Is p the first byte of an object in some slab (of any cache)?  Safe on
  * any value: it reads only the memmap, never p itself.
  */
-static bool is_slab_object(const void *p)
+bool is_slab_object(const void *p)
 {
 	struct page *slab = virt_to_slab(p);
 	struct kmem_cache *s;
@@ -224,91 +183,6 @@ static bool is_slab_object(const void *p)
 		return false;
 	s = READ_ONCE(slab->slab_cache);
 	return s && object_index(s, slab, p) >= 0;
-}
-
-/* ---- the hardened free pointer (encoding: slab_internal.h) ---- */
-
-static void **freeptr_slot(const struct kmem_cache *s, void *object)
-{
-	return (void **)((char *)object + s->offset);
-}
-
-static void *get_freepointer(const struct kmem_cache *s, void *object)
-{
-	void **slot = freeptr_slot(s, object);
-
-	return freeptr_decode(s, (unsigned long)*slot, slot);
-}
-
-static void set_freepointer(const struct kmem_cache *s, void *object,
-			    void *next)
-{
-	void **slot = freeptr_slot(s, object);
-
-	*slot = (void *)freeptr_encode(s, next, slot);
-}
-
-/*
- * What the slot of an allocated object holds when it leaves its slab: a
- * value that decodes, as a freelist link and as a deferred one, to a
- * non-canonical address.  So a stale link left in an object whose user
- * never writes the slot can never make a later free think the object is
- * free or parked already.
- */
-#define FREEPTR_IN_USE ((void *)(1ul << 62))
-
-static void clear_freepointer(const struct kmem_cache *s, void *object)
-{
-	set_freepointer(s, object, FREEPTR_IN_USE);
-}
-
-/*
- * Does object look free in slab: its slot holds a freelist link (NULL or
- * an object of the same slab)?  An allocated object's slot holds its data
- * or FREEPTR_IN_USE, which decode to something else (data passes only by
- * guessing s->random).  Exact for the freelist head (object == the head:
- * free(a); free(a)), and cheap enough for every free that reaches a slab.
- */
-static bool object_looks_free(const struct kmem_cache *s, struct page *slab,
-			      void *object)
-{
-	void *next = get_freepointer(s, object);
-
-	return !next || object_index(s, slab, next) >= 0;
-}
-
-/* The deferred-list link of a parked object (slab_internal.h). */
-static void *get_deferred_link(const struct kmem_cache *s, void *object)
-{
-	void **slot = freeptr_slot(s, object);
-
-	return deferred_link_decode(s, (unsigned long)*slot, slot);
-}
-
-/*
- * Does object look parked on a deferred list: its slot holds a deferred
- * link (NULL or a slab object, encoded with the tag)?  An allocated
- * object's slot holds its data or an old freelist link, which decode to a
- * non-canonical or random value that is no slab object (the chance that
- * data passes is that of guessing s->random).
- */
-static bool object_is_parked(const struct kmem_cache *s, void *object)
-{
-	void *next = get_deferred_link(s, object);
-
-	return !next || is_slab_object(next);
-}
-
-static void *slab_freelist(const struct kmem_cache *s, struct page *slab)
-{
-	return freeptr_decode(s, (unsigned long)slab->freelist,
-			      &slab->freelist);
-}
-
-static void set_slab_freelist(const struct kmem_cache *s, struct page *slab,
-			      void *object)
-{
-	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -808,23 +682,6 @@ const char *const slab_numa_mode_names[NR_SLAB_NUMA_MODES] = {
 	[SLAB_NUMA_STRICT] = "strict",
 };
 
-/* May a request that prefers one node be served by another? */
-static bool slab_node_fallback_allowed(gfp_t gfp)
-{
-	return !(gfp & __GFP_THISNODE) && slab_numa_mode != SLAB_NUMA_STRICT;
-}
-
-/* The node a request prefers: node, or this CPU's memory node; -1 (after
- * NUMA_NO_NODE was resolved) for a node no request may name. */
-static int slab_preferred_node(int node)
-{
-	if (node == NUMA_NO_NODE)
-		return numa_mem_id();
-	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
-		return -1;
-	return node;
-}
-
 /* Up to nr objects from node nid's partial slabs; returns how many. */
 static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
 					   int preferred, unsigned int nr,
@@ -1082,17 +939,6 @@ static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
 	return object;
 }
 
-
-/* Every allocation path's last step: the object leaves the allocator
- * (its shadow opens), zeroed if asked (Linux's slab_post_alloc_hook()). */
-static void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
-				  gfp_t gfp)
-{
-	kasan_slab_alloc(s, object);
-	if (gfp & __GFP_ZERO)
-		memset(object, 0, s->object_size);
-	return object;
-}
 
 void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
 			bool *busy, unsigned long caller)

@@ -46,6 +46,7 @@
 #include <slab.h>
 #include <smp.h>
 #include <spinlock.h>
+#include <string.h>
 
 /* ---- statistics (summed over CPUs by slabinfo) ---- */
 enum slab_stat_item {
@@ -677,6 +678,179 @@ static inline void *deferred_link_decode(const struct kmem_cache *s,
 					 const void *slot)
 {
 	return freeptr_decode(s, stored ^ DEFERRED_LINK_TAG, slot);
+}
+
+/*
+ * ---- The object layout (stride s->size; calculate_sizes(), slab_common.c)
+ *
+ *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | orig size | pad to align |
+ *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
+ *
+ * The free pointer lives in the middle of the object unless no byte of a
+ * free object can hold it (a constructor, poisoning, a red zone that would
+ * overlap it: freeptr_outside_object()); then it sits after the red zone.
+ * The two tracks (SLAB_STORE_USER: last allocation, last free) follow, and
+ * then, in a kmalloc cache with SLAB_RED_ZONE, one word for the size
+ * kmalloc() was asked for (s->orig_size_offset).  Debug caches (any
+ * SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each object as it
+ * leaves and enters a slab, under list_lock (slab_debug.c); they have no
+ * sheaves, so every object passes those checks.
+ */
+#define WORD               sizeof(void *)
+#define REDZONE_SIZE       WORD
+
+/* Debug byte patterns (the values Linux uses, so dumps look familiar). */
+#define POISON_FREE        0x6b  /* a free object's bytes */
+#define POISON_END         0xa5  /* a free object's last byte */
+#define SLUB_RED_INACTIVE  0xbb  /* red zone of a free object */
+#define SLUB_RED_ACTIVE    0xcc  /* red zone of an allocated object */
+
+static inline bool is_debug_cache(const struct kmem_cache *s)
+{
+	return s->flags & SLAB_DEBUG_FLAGS;
+}
+
+/*
+ * ---- Slabs and object addresses, the hardened free pointer's slots ----
+ * For every slab file (slab.c, slab_debug.c, slab_nolock.c); inline, as
+ * they were when they all lived in slab.c.
+ */
+
+static inline void *slab_base(const struct page *slab)
+{
+	return page_address(slab);
+}
+
+/* Index of object in slab, or -1 if it is not an object's first byte. */
+static inline long object_index(const struct kmem_cache *s,
+				const struct page *slab, const void *object)
+{
+	unsigned long off = (unsigned long)object -
+			    (unsigned long)slab_base(slab);
+
+	if ((unsigned long)object < (unsigned long)slab_base(slab) ||
+	    off % s->size || off / s->size >= slab->objects)
+		return -1;
+	return (long)(off / s->size);
+}
+
+/*
+ * Is p the first byte of an object in some slab (of any cache)?  Safe on
+ * any value: it reads only the memmap, never p itself (slab.c).
+ */
+bool is_slab_object(const void *p);
+
+static inline void **freeptr_slot(const struct kmem_cache *s, void *object)
+{
+	return (void **)((char *)object + s->offset);
+}
+
+static inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return freeptr_decode(s, (unsigned long)*slot, slot);
+}
+
+static inline void set_freepointer(const struct kmem_cache *s, void *object,
+				   void *next)
+{
+	void **slot = freeptr_slot(s, object);
+
+	*slot = (void *)freeptr_encode(s, next, slot);
+}
+
+/*
+ * What the slot of an allocated object holds when it leaves its slab: a
+ * value that decodes, as a freelist link and as a deferred one, to a
+ * non-canonical address.  So a stale link left in an object whose user
+ * never writes the slot can never make a later free think the object is
+ * free or parked already.
+ */
+#define FREEPTR_IN_USE ((void *)(1ul << 62))
+
+static inline void clear_freepointer(const struct kmem_cache *s, void *object)
+{
+	set_freepointer(s, object, FREEPTR_IN_USE);
+}
+
+/*
+ * Does object look free in slab: its slot holds a freelist link (NULL or
+ * an object of the same slab)?  An allocated object's slot holds its data
+ * or FREEPTR_IN_USE, which decode to something else (data passes only by
+ * guessing s->random).  Exact for the freelist head (object == the head:
+ * free(a); free(a)), and cheap enough for every free that reaches a slab.
+ */
+static inline bool object_looks_free(const struct kmem_cache *s,
+				     struct page *slab, void *object)
+{
+	void *next = get_freepointer(s, object);
+
+	return !next || object_index(s, slab, next) >= 0;
+}
+
+/* The deferred-list link of a parked object (encoded as above). */
+static inline void *get_deferred_link(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return deferred_link_decode(s, (unsigned long)*slot, slot);
+}
+
+/*
+ * Does object look parked on a deferred list: its slot holds a deferred
+ * link (NULL or a slab object, encoded with the tag)?  An allocated
+ * object's slot holds its data or an old freelist link, which decode to a
+ * non-canonical or random value that is no slab object (the chance that
+ * data passes is that of guessing s->random).
+ */
+static inline bool object_is_parked(const struct kmem_cache *s, void *object)
+{
+	void *next = get_deferred_link(s, object);
+
+	return !next || is_slab_object(next);
+}
+
+static inline void *slab_freelist(const struct kmem_cache *s, struct page *slab)
+{
+	return freeptr_decode(s, (unsigned long)slab->freelist,
+			      &slab->freelist);
+}
+
+static inline void set_slab_freelist(const struct kmem_cache *s,
+				     struct page *slab, void *object)
+{
+	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
+}
+
+/* ---- which node (include/slab.h, slab_numa_mode; slab.c) ---- */
+
+/* May a request that prefers one node be served by another? */
+static inline bool slab_node_fallback_allowed(gfp_t gfp)
+{
+	return !(gfp & __GFP_THISNODE) && slab_numa_mode != SLAB_NUMA_STRICT;
+}
+
+/* The node a request prefers: node, or this CPU's memory node; -1 (after
+ * NUMA_NO_NODE was resolved) for a node no request may name. */
+static inline int slab_preferred_node(int node)
+{
+	if (node == NUMA_NO_NODE)
+		return numa_mem_id();
+	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+		return -1;
+	return node;
+}
+
+/* Every allocation path's last step: the object leaves the allocator
+ * (its shadow opens), zeroed if asked (Linux's slab_post_alloc_hook()). */
+static inline void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
+					 gfp_t gfp)
+{
+	kasan_slab_alloc(s, object);
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
 }
 
 /* ---- slab.c: the slab layer, any context that may spin ---- */
