@@ -173,10 +173,11 @@ HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_kunit.c
 
 # The shadow of the arena (include/kasan.h): the allocator poisons what
-# no caller owns.  mm/slab.c touches free objects by design (free pointers,
-# debug fills and checks), so, as Linux builds mm/slub.c without KASAN, it
-# is built without ASan instrumentation (UBSan stays).
-KASAN_UNINSTRUMENTED := mm/slab.c
+# no caller owns.  mm/slab.c and mm/slab_nolock.c touch free objects by
+# design (free pointers, deferred-list links), so, as Linux builds
+# mm/slub.c without KASAN, they are built without ASan instrumentation
+# (UBSan stays).
+KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c
 $(patsubst %.c,$(HOSTOBJ)/%.o,$(KASAN_UNINSTRUMENTED)): \
 	HOSTCFLAGS += -fno-sanitize=address
 

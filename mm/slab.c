@@ -42,19 +42,9 @@
  * across alloc_pages()/__free_pages(): new slabs are made before taking it
  * and empty ones freed after dropping it, so a later trylock-only path
  * (kmalloc_nolock) can swap in try_alloc_pages() without inverting any
- * order.  Functions ending in _locked expect list_lock held.
- *
- * ANY CONTEXT (slab_alloc_nolock/slab_free_nolock, behind kmalloc_nolock()
- * and kfree_nolock(); docs/any-context.md).  The same lock order, but each
- * lock is tried once (allow_spin = false) and new slabs come from
- * try_alloc_pages().  Allocation: sheaves, then one partial slab, then
- * one fresh slab; each step at most once, so a cache whose locks always
- * fail (a debug cache has no sheaves) fails at once instead of looping.
- * A fresh slab that cannot be put on the list (list_lock taken meanwhile)
- * was never counted on the node: it is handed straight back and counted
- * freed, so nr_slabs and the slab_alloc/slab_free statistics still agree.
- * Free: sheaves, then list_lock, else the object is parked on this CPU's
- * *deferred list* (below) and an irq_work frees it soon after.
+ * order.  Functions ending in _locked expect list_lock held.  The
+ * any-context paths (slab_nolock.c) take the same locks in the same order,
+ * each only tried, once.
  *
  * SHADOW (host only, include/kasan.h).  A new slab is poisoned whole; an
  * object is unpoisoned (kasan_slab_alloc()) as it leaves for a caller and
@@ -62,31 +52,9 @@
  * This file reads and writes free objects and metadata by design, so the
  * host builds it without ASan instrumentation, and slab_fill() writes the
  * bytes no caller owns.  Empty in the kernel.
- *
- * THE DEFERRED LIST.  Per CPU, lock-free: a push is one compare-and-swap
- * on the head, the drain takes the whole list with one exchange (llist.h
- * explains why that is safe).  Objects of any cache are linked through
- * their own free-pointer slot, and the link is stored *encoded* with the
- * object's cache hardening like a slab freelist pointer, plus
- * DEFERRED_LINK_TAG (slab_internal.h), so a stray write into it decodes to
- * garbage (hazard 1 of Linux) and a freelist link and a deferred link never
- * pass for each other.  The drain validates each link before following it
- * (reported, never followed); a free that reaches a slab refuses an object
- * that is parked or already free, and a park one that is parked or free
- * (defer_free_check()), so a double free that meets the list is caught on
- * every cache without sheaves.  Only
- * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
- * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
- * where no allocator spinlock of this CPU can be held; the sheaf lock is
- * only tried (on the host the inline fast paths hold it with IRQs on; in
- * the kernel they are restartable sequences and take no lock).
- * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
- * first, so no object of a cache outlives it there.
  */
-#include <irq_work.h>
 #include <kernel.h>
 #include <kunit.h>
-#include <nolock_stats.h>
 #include <printk.h>
 #include <prandom.h>
 #include <string.h>
@@ -332,8 +300,7 @@ static long first_mismatch(const u8 *p, unsigned int from, unsigned int to,
 	return -1;
 }
 
-static bool red_zone_is(const struct kmem_cache *s, const void *object,
-			u8 value)
+bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value)
 {
 	return first_mismatch(object, s->object_size, red_zone_end(s),
 			      value) < 0;
@@ -571,8 +538,7 @@ static void free_slab_rcu_cb(struct rcu_head *head)
  * stays as it is until a grace period has passed (call_rcu() works in
  * any context), so readers that found an object in it still read one.
  */
-static void free_slab(struct kmem_cache *s, struct page *slab,
-		      bool allow_spin)
+void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin)
 {
 	unsigned int i, nr_pages = 1u << s->order;
 
@@ -600,8 +566,8 @@ static void free_slab(struct kmem_cache *s, struct page *slab,
 		free_pages_nolock(slab, s->order);
 }
 
-static void free_slab_list(struct kmem_cache *s, struct list_head *list,
-			   bool allow_spin)
+void free_slab_list(struct kmem_cache *s, struct list_head *list,
+		    bool allow_spin)
 {
 	struct page *slab, *next;
 
@@ -614,19 +580,6 @@ static void free_slab_list(struct kmem_cache *s, struct list_head *list,
 /* ---------------------------------------------------------------------- */
 /* Objects to and from slabs (list_lock)                                   */
 /* ---------------------------------------------------------------------- */
-
-/*
- * Locking of list_lock.  allow_spin is false for the any-context paths
- * (slab_alloc_nolock/slab_free_nolock): one try, no spinning.
- */
-static bool list_lock_irqsave(struct kmem_cache_node *n, bool allow_spin,
-			      unsigned long *flags)
-{
-	if (!allow_spin)
-		return spin_trylock_irqsave(&n->list_lock, *flags);
-	spin_lock_irqsave(&n->list_lock, *flags);
-	return true;
-}
 
 /*
  * Take up to nr objects from one slab on the partial list; move it to
@@ -726,6 +679,61 @@ static unsigned int take_from_new_slab(struct kmem_cache *s,
 	return got;
 }
 
+/* One object from node nid's first partial slab, list_lock tried once. */
+void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
+				bool *busy, unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, nid);
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	if (!list_lock_irqsave(n, false, &flags)) {
+		*busy = true;
+		return NULL;
+	}
+	if (!list_empty(&n->partial)) {
+		slab = list_first_entry(&n->partial, struct page, lru);
+		take_from_slab_locked(s, n, slab, 1, &object, caller);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (object)
+		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, 1);
+	return object;
+}
+
+/* One object from a fresh slab (on node preferred, or with gfp allowing
+ * it the nearest node with memory); the slab joins its node only if
+ * list_lock can be had, else it goes straight back (hazard 2). */
+void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
+			    bool *busy, unsigned long caller)
+{
+	struct kmem_cache_node *n;
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	slab = allocate_slab_nolock(s, gfp, preferred, busy);
+	if (!slab)
+		return NULL;
+	n = get_node(s, slab_nid(slab));
+	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
+	if (!list_lock_irqsave(n, false, &flags)) {
+		/* Never on the node's lists nor in nr_slabs: freeing it
+		 * (counted in FREE_SLAB) puts every count back. */
+		*busy = true;
+		free_slab(s, slab, false);
+		return NULL;
+	}
+	list_add(&slab->lru, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	take_from_slab_locked(s, n, slab, 1, &object, caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	numa_stat_count(NUMA_STAT_OBJECTS, preferred, slab_nid(slab), 1);
+	return object;
+}
+
 /*
  * Take nr objects for a request that prefers node `node`, in this order:
  *   1. the preferred node's partial slabs;
@@ -781,9 +789,9 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
  * Put one object back on its slab.  An empty slab beyond the node's
  * minimum is unlinked onto *discard for the caller to free unlocked.
  */
-static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
-				struct page *slab, void *object,
-				struct list_head *discard, unsigned long caller)
+void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+			 struct page *slab, void *object,
+			 struct list_head *discard, unsigned long caller)
 {
 	lockdep_assert_held(&n->list_lock);
 	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
@@ -841,278 +849,6 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
 	free_slab_list(s, &discard, true);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Any context: trylocks only (see the head comment)                       */
-/* ---------------------------------------------------------------------- */
-
-/* One object from node nid's first partial slab, list_lock tried once. */
-static void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid,
-				       int preferred, bool *busy,
-				       unsigned long caller)
-{
-	struct kmem_cache_node *n = get_node(s, nid);
-	void *object = NULL;
-	unsigned long flags;
-	struct page *slab;
-
-	if (!list_lock_irqsave(n, false, &flags)) {
-		*busy = true;
-		return NULL;
-	}
-	if (!list_empty(&n->partial)) {
-		slab = list_first_entry(&n->partial, struct page, lru);
-		take_from_slab_locked(s, n, slab, 1, &object, caller);
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	if (object)
-		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, 1);
-	return object;
-}
-
-/* One object from a fresh slab (on node preferred, or with gfp allowing
- * it the nearest node with memory); the slab joins its node only if
- * list_lock can be had, else it goes straight back (hazard 2). */
-static void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp,
-				   int preferred, bool *busy,
-				   unsigned long caller)
-{
-	struct kmem_cache_node *n;
-	void *object = NULL;
-	unsigned long flags;
-	struct page *slab;
-
-	slab = allocate_slab_nolock(s, gfp, preferred, busy);
-	if (!slab)
-		return NULL;
-	n = get_node(s, slab_nid(slab));
-	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
-	if (!list_lock_irqsave(n, false, &flags)) {
-		/* Never on the node's lists nor in nr_slabs: freeing it
-		 * (counted in FREE_SLAB) puts every count back. */
-		*busy = true;
-		free_slab(s, slab, false);
-		return NULL;
-	}
-	list_add(&slab->lru, &n->partial);
-	n->nr_partial++;
-	n->nr_slabs++;
-	take_from_slab_locked(s, n, slab, 1, &object, caller);
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	numa_stat_count(NUMA_STAT_OBJECTS, preferred, slab_nid(slab), 1);
-	return object;
-}
-
-/*
- * The slabs' part of slab_alloc_nolock(): the preferred node's partial
- * slabs, a new slab there, and (when allowed) the other nodes' partial
- * slabs and a new slab anywhere: __slab_alloc_bulk()'s order, each lock
- * tried once.
- */
-static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
-				     int preferred, bool *busy,
-				     unsigned long caller)
-{
-	const int *fallback;
-	void *object;
-	unsigned int i;
-
-	object = slab_alloc_partial_nolock(s, preferred, preferred, busy,
-					   caller);
-	/* A held list_lock would be held for the fresh slab too. */
-	if (!object && !*busy && NODE_DATA(preferred))
-		object = slab_alloc_new_nolock(s, gfp | __GFP_THISNODE,
-					       preferred, busy, caller);
-	/* A held lock here answers "busy", not "try another node". */
-	if (object || *busy || !slab_node_fallback_allowed(gfp))
-		return object;
-	fallback = node_fallback(preferred);
-	for (i = 0; !object && fallback[i] != NUMA_NO_NODE; i++)
-		if (fallback[i] != preferred)
-			object = slab_alloc_partial_nolock(s, fallback[i],
-							   preferred, busy,
-							   caller);
-	if (!object)
-		object = slab_alloc_new_nolock(s, gfp & ~__GFP_THISNODE,
-					       preferred, busy, caller);
-	return object;
-}
-
-
-void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
-			bool *busy, unsigned long caller)
-{
-	bool sheaf_busy = false, list_busy = false;
-	int preferred = slab_preferred_node(node);
-	void *object = NULL;
-
-	*busy = false;
-	if (preferred < 0)
-		return NULL;
-	if (cache_has_sheaves(s)) {
-		if (node == NUMA_NO_NODE ||
-		    (slab_numa_mode == SLAB_NUMA_BLIND &&
-		     !(gfp & __GFP_THISNODE)))
-			object = alloc_from_pcs_nolock(s, &sheaf_busy);
-		else if (node == numa_mem_id())
-			object = alloc_from_pcs_node(s, node, &sheaf_busy);
-	}
-	if (!object) {
-		object = slab_alloc_slabs_nolock(s, gfp, preferred,
-						 &list_busy, caller);
-		if (!object) {
-			*busy = sheaf_busy || list_busy;
-			return NULL;
-		}
-		stat(s, ALLOC_SLOWPATH);
-	}
-	return slab_post_alloc_hook(s, object, gfp);
-}
-
-/* ---- the per-CPU deferred list ---- */
-
-struct slab_defer {
-	void *first;              /* newest parked object, or NULL */
-	unsigned long count;      /* objects parked (atomic) */
-	struct irq_work work;     /* frees them, in IRQ context */
-};
-
-static DEFINE_PER_CPU(struct slab_defer, slab_defer);
-
-/*
- * A double free caught before it can meet the deferred list: the object
- * is parked already, or it is free in its slab (its free pointer, or its
- * red zone, says so).  The checks read the object without list_lock: it
- * is the caller's, unless this is the double free they look for.
- */
-static bool defer_free_check(struct kmem_cache *s, void *object,
-			     unsigned long caller)
-{
-	if (unlikely(object_is_parked(s, object))) {
-		slab_bug(s, object, caller,
-			 "double free: the object is parked on a deferred-free list");
-		return false;
-	}
-	if (unlikely(object_looks_free(s, virt_to_slab(object), object)) ||
-	    ((s->flags & SLAB_RED_ZONE) &&
-	     red_zone_is(s, object, SLUB_RED_INACTIVE))) {
-		slab_bug(s, object, caller, "double free");
-		return false;
-	}
-	return true;
-}
-
-/* Push object (of s) on this CPU's list; the link is stored encoded. */
-static void defer_free(struct kmem_cache *s, void *object,
-		       unsigned long caller)
-{
-	struct slab_defer *d = this_cpu_ptr(slab_defer);
-	void **slot = freeptr_slot(s, object);
-	void *first;
-
-	if (!defer_free_check(s, object, caller))
-		return;
-	first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
-	/* Count first, so the count never reads less than the list holds. */
-	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
-	mm_point(MM_POINT_DEFER_COUNTED, s);
-	do {
-		*slot = (void *)deferred_link_encode(s, first, slot);
-	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
-					      __ATOMIC_RELEASE,
-					      __ATOMIC_RELAXED));
-	nolock_stat_inc(obj_free_deferred);
-	irq_work_queue(&d->work);
-}
-
-/* IRQ context (or an IPI) on d's own CPU: free every parked object. */
-static void free_deferred_objects(struct slab_defer *d)
-{
-	void *object = __atomic_exchange_n(&d->first, NULL, __ATOMIC_ACQUIRE);
-
-	while (object) {
-		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
-		/* Read the link first: the free reuses the slot. */
-		void *next = get_deferred_link(s, object);
-
-		mm_point(MM_POINT_DEFER_DRAIN, s);
-		/* Validated as take_from_slab_locked() does: a stray write
-		 * into a parked object is reported, never followed (the
-		 * objects behind it are lost, and stay counted). */
-		if (unlikely(next && !is_slab_object(next))) {
-			slab_bug(s, object, _RET_IP_,
-				 "deferred-free link corrupted: it decodes to %p, not a slab object",
-				 next);
-			next = NULL;
-		}
-		/* No longer parked: a later free must not think it is. */
-		clear_freepointer(s, object);
-		slab_free(s, object, _RET_IP_);
-		__atomic_fetch_sub(&d->count, 1, __ATOMIC_RELAXED);
-		object = next;
-	}
-}
-
-static void deferred_free_work(struct irq_work *work)
-{
-	free_deferred_objects(container_of(work, struct slab_defer, work));
-}
-
-static void flush_deferred_cpu(void *info)
-{
-	(void)info;
-	free_deferred_objects(this_cpu_ptr(slab_defer));
-}
-
-void slab_deferred_flush_all(void)
-{
-	on_each_cpu(flush_deferred_cpu, NULL, true);
-}
-
-unsigned long slab_deferred_frees(unsigned int cpu)
-{
-	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->count,
-			       __ATOMIC_RELAXED);
-}
-
-static void slab_defer_init(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct slab_defer *d = per_cpu_ptr(slab_defer, cpu);
-
-		/* Once: on the host a queued work may outlive a reset. */
-		if (!d->work.func)
-			init_irq_work(&d->work, deferred_free_work);
-	}
-}
-
-void slab_free_nolock(struct kmem_cache *s, void *object,
-		      unsigned long caller)
-{
-	struct kmem_cache_node *n;
-	LIST_HEAD(discard);
-	unsigned long flags;
-	bool busy = false;
-
-	if (!slab_free_check(s, object, caller))
-		return;
-	n = get_node(s, slab_nid(virt_to_slab(object)));
-	kasan_slab_free(s, object);
-	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
-		return;
-	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
-	if (list_lock_irqsave(n, false, &flags)) {
-		free_to_slab_locked(s, n, virt_to_slab(object), object,
-				    &discard, caller);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-		free_slab_list(s, &discard, false);
-		stat(s, FREE_SLOWPATH);
-		return;
-	}
-	defer_free(s, object, caller);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1726,12 +1462,7 @@ void kmem_cache_shrink_all(void)
 /* Host tests: forget every cache before the test frees its arena. */
 void slab_host_reset(void)
 {
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		per_cpu_ptr(slab_defer, cpu)->first = NULL;
-		per_cpu_ptr(slab_defer, cpu)->count = 0;
-	}
+	slab_deferred_host_reset();
 	slab_rcu_host_reset();
 	kmalloc_host_reset();
 	INIT_LIST_HEAD(&slab_caches);
@@ -1857,20 +1588,6 @@ void *slab_check_first_free(const struct kmem_cache *s, struct page *slab)
 void *slab_check_next_free(const struct kmem_cache *s, void *object)
 {
 	return get_freepointer(s, object);
-}
-
-/* For mm/mm_check.c: the newest object parked on cpu's deferred list. */
-void *slab_deferred_first(unsigned int cpu)
-{
-	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->first,
-			       __ATOMIC_ACQUIRE);
-}
-
-/* For mm/mm_check.c: the object parked after this one, decoded as the
- * drain decodes it (free_deferred_objects()). */
-void *slab_deferred_next(void *object)
-{
-	return get_deferred_link(virt_to_slab(object)->slab_cache, object);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -823,6 +823,19 @@ static inline void set_slab_freelist(const struct kmem_cache *s,
 	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
 }
 
+/*
+ * Locking of list_lock.  allow_spin is false for the any-context paths
+ * (slab_alloc_nolock/slab_free_nolock): one try, no spinning.
+ */
+static inline bool list_lock_irqsave(struct kmem_cache_node *n,
+				     bool allow_spin, unsigned long *flags)
+{
+	if (!allow_spin)
+		return spin_trylock_irqsave(&n->list_lock, *flags);
+	spin_lock_irqsave(&n->list_lock, *flags);
+	return true;
+}
+
 /* ---- which node (include/slab.h, slab_numa_mode; slab.c) ---- */
 
 /* May a request that prefers one node be served by another? */
@@ -890,7 +903,28 @@ size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
 struct slab_track *slab_object_tracks(const struct kmem_cache *s,
 				      void *object);
 
-/* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
+/* ---- slab.c: slabs and their lists, for the other slab files ---- */
+/* One object back to its slab (list_lock held); a slab to free goes on
+ * *discard, for free_slab_list() after the unlock. */
+void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+			 struct page *slab, void *object,
+			 struct list_head *discard, unsigned long caller);
+/* Any context, beside their locked twins in slab.c: one object from node
+ * nid's first partial slab, or from a fresh slab (on node preferred, or
+ * as gfp allows); NULL with *busy set when list_lock was held. */
+void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
+				bool *busy, unsigned long caller);
+void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
+			    bool *busy, unsigned long caller);
+/* A slab (every slab on list) back to the page allocator, no lock held;
+ * allow_spin false: free_pages_nolock(). */
+void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin);
+void free_slab_list(struct kmem_cache *s, struct list_head *list,
+		    bool allow_spin);
+/* Is every red-zone byte of object `value`? (debug caches) */
+bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
+
+/* ---- slab_nolock.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was
  * held, false when there was no memory.  No counter is bumped here. */
 void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
@@ -902,6 +936,8 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 unsigned long slab_deferred_frees(unsigned int cpu);
 /* Free every CPU's deferred objects now (on_each_cpu: IRQs on). */
 void slab_deferred_flush_all(void);
+/* Boot (kmem_cache_init()): every possible CPU's deferred list ready. */
+void slab_defer_init(void);
 
 /* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
 void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
@@ -937,6 +973,7 @@ void *slab_deferred_next(void *object);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
 void slab_host_reset(void);
+void slab_deferred_host_reset(void);
 #endif
 
 /* ---- sheaf.c ---- */
