@@ -173,11 +173,11 @@ HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_kunit.c
 
 # The shadow of the arena (include/kasan.h): the allocator poisons what
-# no caller owns.  mm/slab.c and mm/slab_nolock.c touch free objects by
-# design (free pointers, deferred-list links), so, as Linux builds
-# mm/slub.c without KASAN, they are built without ASan instrumentation
-# (UBSan stays).
-KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c
+# no caller owns.  mm/slab.c, mm/slab_nolock.c and mm/slab_debug.c touch
+# free objects by design (free pointers, deferred-list links, debug fills
+# and checks), so, as Linux builds mm/slub.c without KASAN, they are built
+# without ASan instrumentation (UBSan stays).
+KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c mm/slab_debug.c
 $(patsubst %.c,$(HOSTOBJ)/%.o,$(KASAN_UNINSTRUMENTED)): \
 	HOSTCFLAGS += -fno-sanitize=address
 

@@ -903,6 +903,26 @@ size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
 struct slab_track *slab_object_tracks(const struct kmem_cache *s,
 				      void *object);
 
+/* ---- slab_debug.c: reports and the checks of debug caches ---- */
+/* Fill n bytes no caller owns (byte by byte for the host's ASan). */
+void slab_fill(void *p, u8 value, size_t n);
+/* Paint object's debug areas as a free (active false) or allocated one. */
+void init_object(struct kmem_cache *s, void *object, bool active);
+/* Is every red-zone byte of object `value`? */
+bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
+/* A debug cache's object leaving its slab (list_lock held): still poisoned
+ * and red-zoned as a free one?  Reported if not; then painted allocated. */
+void alloc_debug_checks(struct kmem_cache *s, void *object,
+			unsigned long caller);
+/* ... and entering it: false (after a report) when the free must be
+ * refused; then painted free. */
+bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
+			      void *object, unsigned long caller);
+/* kmem_cache_destroy(): name every object of n still allocated (list_lock
+ * held); returns how many. */
+unsigned long report_leaks_locked(struct kmem_cache *s,
+				  struct kmem_cache_node *n);
+
 /* ---- slab.c: slabs and their lists, for the other slab files ---- */
 /* One object back to its slab (list_lock held); a slab to free goes on
  * *discard, for free_slab_list() after the unlock. */
@@ -921,8 +941,6 @@ void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
 void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin);
 void free_slab_list(struct kmem_cache *s, struct list_head *list,
 		    bool allow_spin);
-/* Is every red-zone byte of object `value`? (debug caches) */
-bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
 
 /* ---- slab_nolock.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was
