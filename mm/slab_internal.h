@@ -1,7 +1,10 @@
 /*
- * slab_internal.h - what mm/slab.c, mm/sheaf.c and mm/kmalloc.c share:
- * struct kmem_cache, the per-node and per-CPU parts, sheaves, statistics,
- * and the calls between the three files.
+ * slab_internal.h - what the slab layer's files share (mm/slab.c,
+ * slab_nolock.c, slab_debug.c, slab_common.c, sheaf.c, kmalloc.c,
+ * slab_rcu.c; mm/slab.c's head comment lists what each holds): struct
+ * kmem_cache, the per-node and per-CPU parts, sheaves, statistics, the
+ * inline fast paths, the object layout and the free-pointer helpers, and
+ * the calls between the files.
  *
  * Shape of a cache (one entry of node[] per possible node, include/numa.h):
  *
@@ -102,7 +105,7 @@ struct slab_sheaf {
 #define BARN_MAX_FULL      10
 #define BARN_MAX_EMPTY     10
 
-/* Slab geometry (calculate_order() in mm/slab.c). */
+/* Slab geometry (calculate_order() in mm/slab_common.c). */
 #define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
 #define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
 #define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
@@ -645,7 +648,8 @@ slow:
  * which no check accepts, and a deferred link read as a freelist one
  * likewise.  That is
  * what lets a free tell "this object is parked" from "this object holds
- * data" (a double free that meets the deferred list, mm/slab.c).
+ * data" (a double free that meets the deferred list: free_to_slab_locked()
+ * in mm/slab.c, defer_free_check() in mm/slab_nolock.c).
  */
 #define DEFERRED_LINK_TAG (1ul << 63)
 
@@ -866,7 +870,7 @@ static inline void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
 	return object;
 }
 
-/* ---- slab.c: the slab layer, any context that may spin ---- */
+/* ---- slab.c: slabs, objects to and from them, allocation and free ---- */
 /*
  * Take up to nr objects from slabs into p; returns how many.  node is the
  * node wanted (NUMA_NO_NODE: this CPU's memory node); other nodes serve
@@ -878,52 +882,6 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
 /* Give nr objects back to their slabs. */
 void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		      unsigned long caller);
-/* s->stride_inverse and s->stride_shift from s->size
- * (slab_object_start()). */
-void calculate_stride_inverse(struct kmem_cache *s);
-/* Checks a free of object to s; false (after a report) to refuse it. */
-bool slab_free_check(struct kmem_cache *s, const void *object,
-		     unsigned long caller);
-/* kmem_cache_alloc()/kmem_cache_free() with an explicit caller. */
-void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
-/* kmem_cache_alloc_node() with an explicit caller: NUMA_NO_NODE is
- * slab_alloc_caller(); a node follows slab_numa_mode's rules. */
-void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
-			     unsigned long caller);
-void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
-void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
-	      const char *fmt, ...) __printf(4, 5);
-/* kmalloc(size) gave object: remember size, red-zone the rest (debug
- * kmalloc caches only; nothing otherwise). */
-void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
-/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
- * or s->object_size when the cache keeps none. */
-size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
-/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
-struct slab_track *slab_object_tracks(const struct kmem_cache *s,
-				      void *object);
-
-/* ---- slab_debug.c: reports and the checks of debug caches ---- */
-/* Fill n bytes no caller owns (byte by byte for the host's ASan). */
-void slab_fill(void *p, u8 value, size_t n);
-/* Paint object's debug areas as a free (active false) or allocated one. */
-void init_object(struct kmem_cache *s, void *object, bool active);
-/* Is every red-zone byte of object `value`? */
-bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
-/* A debug cache's object leaving its slab (list_lock held): still poisoned
- * and red-zoned as a free one?  Reported if not; then painted allocated. */
-void alloc_debug_checks(struct kmem_cache *s, void *object,
-			unsigned long caller);
-/* ... and entering it: false (after a report) when the free must be
- * refused; then painted free. */
-bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
-			      void *object, unsigned long caller);
-/* kmem_cache_destroy(): name every object of n still allocated (list_lock
- * held); returns how many. */
-unsigned long report_leaks_locked(struct kmem_cache *s,
-				  struct kmem_cache_node *n);
-
-/* ---- slab.c: slabs and their lists, for the other slab files ---- */
 /* One object back to its slab (list_lock held); a slab to free goes on
  * *discard, for free_slab_list() after the unlock. */
 void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
@@ -941,6 +899,23 @@ void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
 void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin);
 void free_slab_list(struct kmem_cache *s, struct list_head *list,
 		    bool allow_spin);
+/* Checks a free of object to s; false (after a report) to refuse it. */
+bool slab_free_check(struct kmem_cache *s, const void *object,
+		     unsigned long caller);
+/* kmem_cache_alloc()/kmem_cache_free() with an explicit caller. */
+void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
+/* kmem_cache_alloc_node() with an explicit caller: NUMA_NO_NODE is
+ * slab_alloc_caller(); a node follows slab_numa_mode's rules. */
+void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
+			     unsigned long caller);
+void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
+/* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
+void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
+			     const void *p);
+/* For mm/mm_check.c: walk a slab's freelist (the links decoded as slab.c
+ * encodes them); quiescent callers only. */
+void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
+void *slab_check_next_free(const struct kmem_cache *s, void *object);
 
 /* ---- slab_nolock.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was
@@ -956,10 +931,53 @@ unsigned long slab_deferred_frees(unsigned int cpu);
 void slab_deferred_flush_all(void);
 /* Boot (kmem_cache_init()): every possible CPU's deferred list ready. */
 void slab_defer_init(void);
+/* For mm/mm_check.c: walk the deferred lists; quiescent callers only. */
+void *slab_deferred_first(unsigned int cpu);
+void *slab_deferred_next(void *object);
+#ifdef HOST_TEST
+void slab_deferred_host_reset(void);
+#endif
 
-/* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
-void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
-			     const void *p);
+/* ---- slab_debug.c: reports and the checks of debug caches ---- */
+void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
+	      const char *fmt, ...) __printf(4, 5);
+/* Fill n bytes no caller owns (byte by byte for the host's ASan). */
+void slab_fill(void *p, u8 value, size_t n);
+/* Paint object's debug areas as a free (active false) or allocated one. */
+void init_object(struct kmem_cache *s, void *object, bool active);
+/* Is every red-zone byte of object `value`? */
+bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
+/* A debug cache's object leaving its slab (list_lock held): still poisoned
+ * and red-zoned as a free one?  Reported if not; then painted allocated. */
+void alloc_debug_checks(struct kmem_cache *s, void *object,
+			unsigned long caller);
+/* ... and entering it: false (after a report) when the free must be
+ * refused; then painted free. */
+bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
+			      void *object, unsigned long caller);
+/* kmalloc(size) gave object: remember size, red-zone the rest (debug
+ * kmalloc caches only; nothing otherwise). */
+void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
+/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
+ * or s->object_size when the cache keeps none. */
+size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
+/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
+struct slab_track *slab_object_tracks(const struct kmem_cache *s,
+				      void *object);
+/* kmem_cache_destroy(): name every object of n still allocated (list_lock
+ * held); returns how many. */
+unsigned long report_leaks_locked(struct kmem_cache *s,
+				  struct kmem_cache_node *n);
+
+/* ---- slab_common.c: the life of a cache ---- */
+/* s->stride_inverse and s->stride_shift from s->size
+ * (slab_object_start()). */
+void calculate_stride_inverse(struct kmem_cache *s);
+unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
+void kmem_cache_shrink_all(void);
+#ifdef HOST_TEST
+void slab_host_reset(void);
+#endif
 
 /* ---- slab_rcu.c: kfree_rcu() and the RCU barriers ---- */
 void slab_rcu_init(void);
@@ -979,19 +997,6 @@ unsigned long kfree_rcu_deferred(unsigned int cpu);
 extern bool kfree_rcu_test_fail_carrier;
 #ifdef HOST_TEST
 void slab_rcu_host_reset(void);
-#endif
-
-unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
-/* For mm/mm_check.c: walk a slab's freelist and the deferred lists (the
- * links decoded as slab.c encodes them); quiescent callers only. */
-void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
-void *slab_check_next_free(const struct kmem_cache *s, void *object);
-void *slab_deferred_first(unsigned int cpu);
-void *slab_deferred_next(void *object);
-void kmem_cache_shrink_all(void);
-#ifdef HOST_TEST
-void slab_host_reset(void);
-void slab_deferred_host_reset(void);
 #endif
 
 /* ---- sheaf.c ---- */
