@@ -86,6 +86,7 @@
 #define SLAB_RULES  "mm/slab_internal.h"
 #define SHEAF_RULES "mm/sheaf.c"
 #define SLAB_C      "mm/slab.c"
+#define NOLOCK_C    "mm/slab_nolock.c"
 #define ZONE_RULES  "include/mmzone.h"
 #define BUDDY_RULES "mm/page_alloc.c"
 
@@ -476,7 +477,7 @@ static void collect_deferred(struct cache_scan *cs)
 			struct page *slab = virt_to_slab(object);
 
 			if (!slab || !slab->slab_cache) {
-				violation(&cs->c, SLAB_C,
+				violation(&cs->c, NOLOCK_C,
 					  "cpu%u deferred list: %p is no slab object",
 					  cpu, object);
 				break;
