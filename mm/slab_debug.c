@@ -48,21 +48,9 @@
 bool slab_report_count_only;
 unsigned long slab_reports;
 
-/* Kernel symbol lookup when linked into the kernel; absent on the host. */
-void kallsyms_format(unsigned long addr, char *buf, size_t size)
-	__attribute__((weak));
-
 /* ---------------------------------------------------------------------- */
 /* Reports                                                                 */
 /* ---------------------------------------------------------------------- */
-
-static void format_caller(unsigned long addr, char *buf, size_t size)
-{
-	if (kallsyms_format)
-		kallsyms_format(addr, buf, size);
-	else
-		snprintf(buf, size, "%#lx", addr);
-}
 
 static struct slab_track *object_tracks(const struct kmem_cache *s,
 					void *object)
@@ -84,12 +72,9 @@ struct slab_track *slab_object_tracks(const struct kmem_cache *s,
 
 static void print_track(const char *what, const struct slab_track *t)
 {
-	char sym[96];
-
 	if (!t->valid)
 		return;
-	format_caller(t->addr, sym, sizeof(sym));
-	pr_err("  last %s by %s on cpu%u\n", what, sym, t->cpu);
+	pr_err("  last %s by %pS on cpu%u\n", what, (void *)t->addr, t->cpu);
 }
 
 /*
@@ -99,14 +84,13 @@ static void print_track(const char *what, const struct slab_track *t)
 void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	      const char *fmt, ...)
 {
-	char msg[128], sym[96];
+	char msg[128];
 	struct page *slab = object ? virt_to_slab(object) : NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	format_caller(caller, sym, sizeof(sym));
 	pr_err("=============================================================\n");
 	kunit_print_report(LOGLEVEL_ERR, "BUG %s: %s", s ? s->name : "(no cache)",
 			   msg);
@@ -116,7 +100,7 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 		       slab->objects);
 	else
 		pr_err("  object %p (not in a slab of this cache)\n", object);
-	pr_err("  caller %s\n", sym);
+	pr_err("  caller %pS\n", (void *)caller);
 	if (s && (s->flags & SLAB_STORE_USER) && slab && slab->slab_cache == s &&
 	    object_index(s, slab, object) >= 0) {
 		struct slab_track *t = object_tracks(s, (void *)object);
@@ -336,7 +320,6 @@ static unsigned int report_leaks_in_slab_locked(struct kmem_cache *s,
 	u64 is_free[SLAB_MAX_OBJECTS / 64] = { 0 };
 	unsigned int i, leaks = 0, n = 0;
 	void *p = slab_freelist(s, slab);
-	char sym[96];
 
 	while (p && n++ < slab->objects && object_index(s, slab, p) >= 0) {
 		long idx = object_index(s, slab, p);
@@ -351,10 +334,9 @@ static unsigned int report_leaks_in_slab_locked(struct kmem_cache *s,
 			continue;
 		leaks++;
 		if (s->flags & SLAB_STORE_USER) {
-			format_caller(object_tracks(s, obj)[0].addr, sym,
-				      sizeof(sym));
-			pr_err("kmem_cache_destroy %s: object %p still allocated (by %s)\n",
-			       s->name, obj, sym);
+			pr_err("kmem_cache_destroy %s: object %p still allocated (by %pS)\n",
+			       s->name, obj,
+			       (void *)object_tracks(s, obj)[0].addr);
 		} else {
 			pr_err("kmem_cache_destroy %s: object %p still allocated\n",
 			       s->name, obj);
