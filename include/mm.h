@@ -85,10 +85,7 @@ struct page {
 	};
 	union {
 		/* Buddy and per-CPU lists: order of the block this page heads. */
-		struct {
-			unsigned int order;
-			unsigned int zone_idx;
-		};
+		unsigned int order;
 		/* Slab: owned by mm/slab.c while PG_slab is set. */
 		struct {
 			struct kmem_cache *slab_cache;

@@ -77,23 +77,6 @@ static union {
 } kmem_cache_boot_storage __aligned(SLAB_CACHE_LINE);
 #define kmem_cache_boot (kmem_cache_boot_storage.cache)
 
-const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
-	[ALLOC_PCS] = "alloc_pcs",         [ALLOC_SLOWPATH] = "alloc_slow",
-	[FREE_PCS] = "free_pcs",           [FREE_SLOWPATH] = "free_slow",
-	[SHEAF_SWAP] = "sheaf_swap",       [SHEAF_REFILL] = "sheaf_refill",
-	[SHEAF_FLUSH] = "sheaf_flush",     [SHEAF_ALLOC] = "sheaf_alloc",
-	[SHEAF_FREE] = "sheaf_free",       [BARN_GET] = "barn_get",
-	[BARN_GET_FAIL] = "barn_get_fail", [BARN_PUT] = "barn_put",
-	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
-	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
-	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
-	[FREE_RCU_SHEAF] = "free_rcu_sheaf",
-	[FREE_RCU_FALLBACK] = "free_rcu_fallback",
-	[RCU_SHEAF_SUBMIT] = "rcu_sheaf_submit",
-	[RCU_SHEAF_RETURN] = "rcu_sheaf_return",
-	[RCU_SHEAF_RETURN_FLUSH] = "rcu_sheaf_return_flush",
-};
-
 /*
  * True once kmem_cache_init() is over, kmalloc caches included.  Any
  * context: kmalloc_nolock() asks, and an NMI may arrive while
@@ -343,7 +326,6 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 	s->align = max(align, (unsigned int)WORD);
 	s->flags = flags;
 	s->ctor = args->ctor;
-	s->refcount = 1;
 	calculate_sizes(s);
 	calculate_stride_inverse(s);
 	if (!calculate_order(s))
@@ -492,7 +474,6 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_del(&s->list);
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
-	s->refcount = 0;
 	kmem_cache_free(&kmem_cache_boot, s);
 	return 0;
 }

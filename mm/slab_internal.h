@@ -79,8 +79,6 @@ enum slab_stat_item {
 	NR_SLAB_STAT_ITEMS
 };
 
-extern const char *const slab_stat_names[NR_SLAB_STAT_ITEMS];
-
 /*
  * A sheaf: an array of free object pointers.  objects[0..size) are free
  * objects of `cache`; capacity is the array length.  An rcu_free sheaf
@@ -170,7 +168,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 48
+#define KMEM_CACHE_PAD_TO_LINE 56
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -198,7 +196,6 @@ struct kmem_cache {
 	slab_flags_t flags;
 	void (*ctor)(void *object);
 	unsigned long random;      /* free pointer hardening */
-	int refcount;              /* 0 once destroyed */
 	struct list_head list;     /* slab_caches */
 	struct kmem_cache_node node[MAX_NUMNODES];
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
