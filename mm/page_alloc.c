@@ -394,43 +394,33 @@ void drain_all_pages(void)
 /* ---- allocation ---- */
 
 /*
- * How an allocation's slow path takes its locks.  trylock: the any-context
- * path, one try each; busy is then set when a try failed, so the caller
- * can tell "a lock was held" from "no memory".
+ * How an allocation's slow path takes its locks: how is LOCK_TRY on the
+ * any-context path, one try each (spin_lock_irqsave_or_try(),
+ * include/spinlock.h); busy is set when a try failed, so the caller can
+ * tell "a lock was held" from "no memory".
  */
 struct lock_mode {
-	bool trylock;
+	enum lock_how how;
 	bool busy;
 };
 
-/*
- * Take a lock the way the caller's context allows: spin (IRQs off) on the
- * ordinary path, a single try on the any-context path.  Returns with IRQs
- * off and the lock held, or false with nothing changed.
- */
-static bool lock_irqsave_or_try(spinlock_t *lock, unsigned long *flags,
-				struct lock_mode *mode)
+/* A lock of the slow path, taken as mode->how says
+ * (spin_lock_irqsave_or_try()); a try that fails marks the mode busy. */
+static bool lock_irqsave_by_mode(spinlock_t *lock, unsigned long *flags,
+				 struct lock_mode *mode)
 {
-	if (mode->trylock) {
-		if (spin_trylock_irqsave(lock, *flags))
-			return true;
-		mode->busy = true;
-		return false;
-	}
-	spin_lock_irqsave(lock, *flags);
-	return true;
+	if (spin_lock_irqsave_or_try(lock, flags, mode->how))
+		return true;
+	mode->busy = true;
+	return false;
 }
 
-static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
+static bool lock_by_mode(spinlock_t *lock, struct lock_mode *mode)
 {
-	if (mode->trylock) {
-		if (spin_trylock(lock))
-			return true;
-		mode->busy = true;
-		return false;
-	}
-	spin_lock(lock);
-	return true;
+	if (spin_lock_or_try(lock, mode->how))
+		return true;
+	mode->busy = true;
+	return false;
 }
 
 /*
@@ -455,7 +445,7 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
+	if (!lock_irqsave_by_mode(&pcp->lock, &flags, mode))
 		return NULL;
 	mm_point(MM_POINT_PCP_LOCKED, zone);
 	if (unlikely(pcp_switched_off_locked(zone))) {
@@ -463,7 +453,7 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 		return rmqueue_buddy(zone, order, mode);
 	}
 	page = pcp_take_locked(pcp, order, false);
-	if (!page && lock_or_try(&zone->lock, mode)) {
+	if (!page && lock_by_mode(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
 
 		mm_point(MM_POINT_ZONE_LOCKED, zone);
@@ -482,7 +472,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&zone->lock, &flags, mode))
+	if (!lock_irqsave_by_mode(&zone->lock, &flags, mode))
 		return NULL;
 	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_deferred_pages_locked(zone);
@@ -668,7 +658,7 @@ static struct page *get_page_from_nodes(int preferred, gfp_t gfp,
 static __noinline struct page *alloc_pages_slow(int nid, gfp_t gfp,
 						unsigned int order)
 {
-	struct lock_mode spin = { .trylock = false };
+	struct lock_mode spin = { .how = LOCK_SPIN };
 	struct page *page;
 
 	if (nid == NUMA_NO_NODE)
@@ -805,7 +795,7 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
 struct page *__try_alloc_pages(int nid, gfp_t gfp, unsigned int order,
 			       bool *busy)
 {
-	struct lock_mode once = { .trylock = true };
+	struct lock_mode once = { .how = LOCK_TRY };
 	struct page *page = NULL;
 
 	if (nid == NUMA_NO_NODE)

@@ -71,10 +71,10 @@
  *
  * Any context (alloc_from_pcs_nolock/free_to_pcs_nolock, for
  * kmalloc_nolock()/kfree_nolock(), docs/any-context.md): the same steps
- * with allow_spin = false, so the barn is only trylocked, minus every step
- * that would drop the lock or allocate: no refill (it would unlock and
- * make slabs), no new sheaf (a sheaf comes from kmalloc's caches: hazard 4,
- * recursion), no flush (it frees slabs).  A trade with the barn is one
+ * with LOCK_TRY (include/spinlock.h), so the barn is only trylocked,
+ * minus every step that would drop the lock or allocate: no refill (it
+ * would unlock and make slabs), no new sheaf (a sheaf comes from kmalloc's
+ * caches: hazard 4, recursion), no flush (it frees slabs).  A trade with the barn is one
  * visit that takes one sheaf and leaves one of the other kind, and only
  * while the list it leaves one on is under its limit, so no limit is ever
  * passed.  When nothing works the caller goes to the slabs.
@@ -306,15 +306,6 @@ static struct slab_sheaf *alloc_full_sheaf(struct kmem_cache *s, gfp_t gfp)
 /* The barn (barn->lock inside; IRQs off)                                  */
 /* ---------------------------------------------------------------------- */
 
-static bool barn_lock(struct node_barn *barn, bool allow_spin,
-		      unsigned long *flags)
-{
-	if (!allow_spin)
-		return spin_trylock_irqsave(&barn->lock, *flags);
-	spin_lock_irqsave(&barn->lock, *flags);
-	return true;
-}
-
 /* This CPU's node's barn (the caller holds its sheaf lock or has IRQs
  * off, so it stays on this CPU). */
 static struct node_barn *cache_barn(struct kmem_cache *s)
@@ -355,13 +346,13 @@ static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
 
 /* A full (non-empty) or an empty sheaf from the barn, or NULL. */
 static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full,
-					 bool allow_spin)
+					 enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *sheaf;
 	unsigned long flags;
 
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
 	sheaf = barn_take_locked(barn, full);
 	spin_unlock_irqrestore(&barn->lock, flags);
@@ -383,8 +374,7 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 
 	if (bootstrap_sheaf_escapes(sheaf, "the barn"))
 		return false;
-	if (!barn_lock(barn, true, &flags))
-		return false;
+	spin_lock_irqsave(&barn->lock, flags);
 	ok = force || (sheaf->size ? barn->nr_full < BARN_MAX_FULL
 				   : barn->nr_empty < BARN_MAX_EMPTY);
 	if (ok)
@@ -398,7 +388,7 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
  * no empty sheaf or no room for another full one. */
 static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 						  struct slab_sheaf *full,
-						  bool allow_spin)
+						  enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *empty = NULL;
@@ -406,7 +396,7 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 
 	if (bootstrap_sheaf_escapes(full, "the barn"))
 		return NULL;
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
 	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
 		empty = barn_take_locked(barn, false);
@@ -424,11 +414,11 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 
 /* Trade an empty sheaf for a full one in one visit; NULL if the barn has
  * no full sheaf, no room for another empty one (the trade leaves one
- * more empty and one fewer full), or, with !allow_spin, its lock was
+ * more empty and one fewer full), or, with LOCK_TRY, its lock was
  * taken. */
 static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 						   struct slab_sheaf *empty,
-						   bool allow_spin)
+						   enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *full = NULL;
@@ -436,7 +426,7 @@ static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 
 	if (bootstrap_sheaf_escapes(empty, "the barn"))
 		return NULL;
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
 	if (barn->nr_full && barn->nr_empty < BARN_MAX_EMPTY) {
 		full = barn_take_locked(barn, true);
@@ -528,7 +518,7 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		swap_main_spare_locked(s, pcs);
 		return pcs;
 	}
-	full = barn_get_sheaf(s, true, true);
+	full = barn_get_sheaf(s, true, LOCK_SPIN);
 	if (full) {
 		old = pcs->main;
 		pcs->main = full;
@@ -606,8 +596,8 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 		goto push;
 	}
 	/* 2. An empty sheaf from the barn for our full one. */
-	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false, true)
-					 : barn_replace_full_sheaf(s, main, true);
+	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false, LOCK_SPIN)
+					 : barn_replace_full_sheaf(s, main, LOCK_SPIN);
 	if (empty) {
 		pcs->main = empty;
 		goto push;
@@ -746,11 +736,11 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 		if (pcs->spare && pcs->spare->size) {
 			swap_main_spare_locked(s, pcs);
 		} else if (pcs->main == &bootstrap_sheaf) {
-			full = barn_get_sheaf(s, true, false);
+			full = barn_get_sheaf(s, true, LOCK_TRY);
 			if (full)
 				pcs->main = full;
 		} else {
-			full = barn_replace_empty_sheaf(s, pcs->main, false);
+			full = barn_replace_empty_sheaf(s, pcs->main, LOCK_TRY);
 			if (full)
 				pcs->main = full;
 		}
@@ -787,8 +777,8 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 			swap_main_spare_locked(s, pcs);
 		} else {
 			empty = pcs->main == &bootstrap_sheaf
-				? barn_get_sheaf(s, false, false)
-				: barn_replace_full_sheaf(s, pcs->main, false);
+				? barn_get_sheaf(s, false, LOCK_TRY)
+				: barn_replace_full_sheaf(s, pcs->main, LOCK_TRY);
 			if (empty)
 				pcs->main = empty;
 		}
@@ -831,7 +821,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 			swap_main_spare_locked(s, pcs);
 			continue;
 		}
-		full = barn_get_sheaf(s, true, true);
+		full = barn_get_sheaf(s, true, LOCK_SPIN);
 		if (!full)
 			break;
 		old = pcs->main;
@@ -877,7 +867,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		}
 		if (main == &bootstrap_sheaf)
 			break;
-		empty = barn_replace_full_sheaf(s, main, true);
+		empty = barn_replace_full_sheaf(s, main, LOCK_SPIN);
 		if (!empty)
 			break;
 		pcs->main = empty;
@@ -945,14 +935,14 @@ static void rcu_free_submit_locked(struct kmem_cache *s,
 /*
  * kfree_rcu(): keep object in this CPU's rcu_free sheaf.  A sheaf that
  * becomes full is submitted at once.  No rcu_free sheaf yet: an empty one
- * from the barn, else (allow_spin only) one allocated with the lock
+ * from the barn, else (LOCK_SPIN only) one allocated with the lock
  * dropped, and everything read again after relocking.  False, with
  * nothing done, when the lock was held (an NMI's kfree_rcu_nolock() over
  * a slow path) or no sheaf could be had: the caller falls back.
- * allow_spin false: the any-context variant (barn trylocked, nothing
+ * LOCK_TRY: the any-context variant (barn trylocked, nothing
  * allocated).
  */
-bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, enum lock_how how)
 {
 	struct slub_percpu_sheaves *pcs = this_pcs(s);
 	struct slab_sheaf *sheaf, *extra = NULL;
@@ -965,8 +955,8 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
 		return false;
 	mm_point(MM_POINT_RCU_SHEAF_LOCKED, s);
 	if (!pcs->rcu_free) {
-		sheaf = barn_get_sheaf(s, false, allow_spin);
-		if (!sheaf && allow_spin) {
+		sheaf = barn_get_sheaf(s, false, how);
+		if (!sheaf && how == LOCK_SPIN) {
 			local_unlock_irqrestore(&pcs->lock, flags);
 			mm_point(MM_POINT_RCU_SHEAF_UNLOCKED, s);
 			sheaf = alloc_empty_sheaf(s, GFP_NOWAIT,
@@ -1269,7 +1259,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		local_unlock_irqrestore(&pcs->lock, flags);
 	}
 	if (!sheaf)
-		sheaf = barn_get_sheaf(s, true, true);
+		sheaf = barn_get_sheaf(s, true, LOCK_SPIN);
 	if (!sheaf)
 		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
 	if (!sheaf)

@@ -203,13 +203,13 @@ static void free_slab_rcu_cb(struct rcu_head *head)
 }
 
 /*
- * allow_spin false: the any-context free of pages (never waits).  The slab
+ * LOCK_TRY: the any-context free of pages (never waits).  The slab
  * stops being one here (a late free of one of its objects is refused as
  * no slab's), and is counted freed; a SLAB_TYPESAFE_BY_RCU slab's memory
  * stays as it is until a grace period has passed (call_rcu() works in
  * any context), so readers that found an object in it still read one.
  */
-void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin)
+void free_slab(struct kmem_cache *s, struct page *slab, enum lock_how how)
 {
 	unsigned int i, nr_pages = 1u << s->order;
 
@@ -231,20 +231,22 @@ void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin)
 		return;
 	}
 	INIT_LIST_HEAD(&slab->lru);
-	if (allow_spin)
+	if (how == LOCK_SPIN)
 		__free_pages(slab, s->order);
 	else
 		free_pages_nolock(slab, s->order);
 }
 
 void free_slab_list(struct kmem_cache *s, struct list_head *list,
-		    bool allow_spin)
+		    enum lock_how how)
 {
 	struct page *slab, *next;
 
+	if (list_empty(list))   /* the common case: nothing to free */
+		return;
 	list_for_each_entry_safe(slab, next, list, lru) {
 		list_del(&slab->lru);
-		free_slab(s, slab, allow_spin);
+		free_slab(s, slab, how);
 	}
 }
 
@@ -316,7 +318,7 @@ static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
 	unsigned long flags;
 	struct page *slab;
 
-	list_lock_irqsave(n, true, &flags);
+	spin_lock_irqsave(&n->list_lock, flags);
 	while (got < nr && !list_empty(&n->partial)) {
 		slab = list_first_entry(&n->partial, struct page, lru);
 		got += take_from_slab_locked(s, n, slab, nr - got, p + got,
@@ -340,7 +342,7 @@ static unsigned int take_from_new_slab(struct kmem_cache *s,
 	unsigned long flags;
 
 	mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
-	list_lock_irqsave(n, true, &flags);
+	spin_lock_irqsave(&n->list_lock, flags);
 	list_add(&slab->lru, &n->partial);
 	n->nr_partial++;
 	n->nr_slabs++;
@@ -359,7 +361,7 @@ void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
 	unsigned long flags;
 	struct page *slab;
 
-	if (!list_lock_irqsave(n, false, &flags)) {
+	if (!spin_trylock_irqsave(&n->list_lock, flags)) {
 		*busy = true;
 		return NULL;
 	}
@@ -389,11 +391,11 @@ void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
 		return NULL;
 	n = get_node(s, slab_nid(slab));
 	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
-	if (!list_lock_irqsave(n, false, &flags)) {
+	if (!spin_trylock_irqsave(&n->list_lock, flags)) {
 		/* Never on the node's lists nor in nr_slabs: freeing it
 		 * (counted in FREE_SLAB) puts every count back. */
 		*busy = true;
-		free_slab(s, slab, false);
+		free_slab(s, slab, LOCK_TRY);
 		return NULL;
 	}
 	list_add(&slab->lru, &n->partial);
@@ -512,14 +514,14 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 			if (n)
 				spin_unlock_irqrestore(&n->list_lock, flags);
 			n = want;
-			list_lock_irqsave(n, true, &flags);
+			spin_lock_irqsave(&n->list_lock, flags);
 		}
 		free_to_slab_locked(s, n, slab, p[i], &discard, caller);
 	}
 	if (n)
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
-	free_slab_list(s, &discard, true);
+	free_slab_list(s, &discard, LOCK_SPIN);
 }
 
 /* ---------------------------------------------------------------------- */

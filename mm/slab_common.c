@@ -428,7 +428,7 @@ void kmem_cache_shrink(struct kmem_cache *s)
 		collect_empty_slabs_locked(n, &discard);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
-	free_slab_list(s, &discard, true);
+	free_slab_list(s, &discard, LOCK_SPIN);
 }
 
 int kmem_cache_destroy(struct kmem_cache *s)
@@ -466,7 +466,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 		collect_empty_slabs_locked(n, &discard);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
-	free_slab_list(s, &discard, true);
+	free_slab_list(s, &discard, LOCK_SPIN);
 	/* SLAB_TYPESAFE_BY_RCU slabs still wait for their grace period, and
 	 * their callbacks name s. */
 	kmem_cache_rcu_barrier_slabs(s);

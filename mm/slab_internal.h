@@ -824,19 +824,6 @@ static inline void set_slab_freelist(const struct kmem_cache *s,
 	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
 }
 
-/*
- * Locking of list_lock.  allow_spin is false for the any-context paths
- * (slab_alloc_nolock/slab_free_nolock): one try, no spinning.
- */
-static inline bool list_lock_irqsave(struct kmem_cache_node *n,
-				     bool allow_spin, unsigned long *flags)
-{
-	if (!allow_spin)
-		return spin_trylock_irqsave(&n->list_lock, *flags);
-	spin_lock_irqsave(&n->list_lock, *flags);
-	return true;
-}
-
 /* ---- which node (include/slab.h, slab_numa_mode; slab.c) ---- */
 
 /* May a request that prefers one node be served by another? */
@@ -892,10 +879,10 @@ void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
 void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
 			    bool *busy, unsigned long caller);
 /* A slab (every slab on list) back to the page allocator, no lock held;
- * allow_spin false: free_pages_nolock(). */
-void free_slab(struct kmem_cache *s, struct page *slab, bool allow_spin);
+ * LOCK_TRY: by free_pages_nolock(). */
+void free_slab(struct kmem_cache *s, struct page *slab, enum lock_how how);
 void free_slab_list(struct kmem_cache *s, struct list_head *list,
-		    bool allow_spin);
+		    enum lock_how how);
 /* Checks a free of object to s; false (after a report) to refuse it. */
 bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller);
@@ -1009,8 +996,9 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 /* Every CPU's sheaves and the barn back to the slabs (on_each_cpu). */
 void flush_all_sheaves(struct kmem_cache *s);
 /* kfree_rcu(): object into this CPU's rcu_free sheaf; false: fall back.
- * allow_spin false: any context (trylocks only, never allocates). */
-bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin);
+ * LOCK_TRY: any context (trylocks only, never allocates). */
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object,
+		       enum lock_how how);
 /* Every CPU's rcu_free sheaf of s (every cache: s NULL) to call_rcu();
  * task context, IRQs on (on_each_cpu). */
 void flush_rcu_sheaves(struct kmem_cache *s);

@@ -5,8 +5,8 @@
  * never fail.
  *
  * An NMI can land while the code it interrupted holds any allocator lock,
- * so nothing here waits: each lock is only tried, once (allow_spin =
- * false), and new slabs come from try_alloc_pages().  The locks and their
+ * so nothing here waits: each lock is only tried, once (LOCK_TRY,
+ * include/spinlock.h), and new slabs come from try_alloc_pages().  The locks and their
  * order are the ordinary paths' (the lock order at the top of mm/slab.c);
  * a path that only tries cannot deadlock, but it may fail, and then the
  * caller hears "busy" (*busy) rather than "no memory".
@@ -260,11 +260,11 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
 	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
-	if (list_lock_irqsave(n, false, &flags)) {
+	if (spin_trylock_irqsave(&n->list_lock, flags)) {
 		free_to_slab_locked(s, n, virt_to_slab(object), object,
 				    &discard, caller);
 		spin_unlock_irqrestore(&n->list_lock, flags);
-		free_slab_list(s, &discard, false);
+		free_slab_list(s, &discard, LOCK_TRY);
 		stat(s, FREE_SLOWPATH);
 		return;
 	}
