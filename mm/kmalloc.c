@@ -205,18 +205,23 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 	return p;
 }
 
-static void kfree_large(struct page *page, const void *p, unsigned long caller)
+/* what: the call that frees, for the report; LOCK_TRY: any context. */
+static void kfree_large(struct page *page, const void *p, const char *what,
+			enum lock_how how, unsigned long caller)
 {
 	unsigned int order = (unsigned int)page->private_data;
 
 	if (p != page_address(page)) {
 		slab_bug(NULL, p, caller,
-			 "kfree of a pointer inside a large kmalloc block");
+			 "%s of a pointer inside a large kmalloc block", what);
 		return;
 	}
 	page->flags &= ~PG_large_kmalloc;
 	page->private_data = 0;
-	__free_pages(page, order);
+	if (how == LOCK_SPIN)
+		__free_pages(page, order);
+	else
+		free_pages_nolock(page, order);
 }
 
 /* The page kfree() looks at, or NULL if p is not in the memmap. */
@@ -319,24 +324,37 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp)
 	return kmalloc_slow(bytes, gfp | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
 }
 
-static void __kfree(const void *p, unsigned long caller)
+/*
+ * kfree() and kfree_nolock() past their inline fast paths (and krealloc()):
+ * what p is, from its page alone, and its free by the path the caller's
+ * context allows (LOCK_TRY: kfree_nolock(), any context).  NULL and
+ * ZERO_SIZE_PTR are nothing; a pointer that is neither a large block's
+ * start nor in a slab is reported.
+ */
+static void kfree_dispatch(const void *p, enum lock_how how,
+			   unsigned long caller)
 {
+	const char *what = how == LOCK_SPIN ? "kfree" : "kfree_nolock";
 	struct page *page;
 
 	if (ZERO_OR_NULL_PTR(p))
 		return;
 	page = kmalloc_page(p);
 	if (page && (page->flags & PG_large_kmalloc)) {
-		kfree_large(page, p, caller);
+		kfree_large(page, p, what, how, caller);
 		return;
 	}
 	if (page && (page->flags & PG_slab)) {
-		struct page *slab = virt_to_slab(p);
+		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
 
-		slab_free(slab->slab_cache, (void *)p, caller);
+		if (how == LOCK_SPIN)
+			slab_free(s, (void *)p, caller);
+		else
+			slab_free_nolock(s, (void *)p, caller);
 		return;
 	}
-	slab_bug(NULL, p, caller, "kfree of a pointer kmalloc never returned");
+	slab_bug(NULL, p, caller, "%s of a pointer kmalloc never returned",
+		 what);
 }
 
 void kfree(const void *p)
@@ -345,7 +363,7 @@ void kfree(const void *p)
 
 	if (likely(s && pcs_free_fast(s, (void *)p)))
 		return;
-	__kfree(p, _RET_IP_);
+	kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 }
 
 /*
@@ -440,7 +458,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	void *n;
 
 	if (!new_size) {
-		__kfree(p, _RET_IP_);
+		kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 		return ZERO_SIZE_PTR;
 	}
 	if (ZERO_OR_NULL_PTR(p))
@@ -471,7 +489,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	 * less of it; p is freed next. */
 	kasan_unpoison(p, kept);
 	memcpy(n, p, kept);
-	__kfree(p, _RET_IP_);
+	kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 	return n;
 }
 
@@ -570,40 +588,13 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	return kmalloc_nolock_slow(size, gfp, node, _RET_IP_);
 }
 
-static void __kfree_nolock(void *p, unsigned long caller)
-{
-	struct page *page;
-
-	if (ZERO_OR_NULL_PTR(p))
-		return;
-	page = kmalloc_page(p);
-	if (page && (page->flags & PG_large_kmalloc)) {
-		unsigned int order = (unsigned int)page->private_data;
-
-		if (p != page_address(page)) {
-			slab_bug(NULL, p, caller,
-				 "kfree_nolock of a pointer inside a large kmalloc block");
-			return;
-		}
-		page->flags &= ~PG_large_kmalloc;
-		page->private_data = 0;
-		free_pages_nolock(page, order);
-		return;
-	}
-	if (page && (page->flags & PG_slab)) {
-		slab_free_nolock(virt_to_slab(p)->slab_cache, p, caller);
-		return;
-	}
-	slab_bug(NULL, p, caller, "kfree_nolock of a pointer kmalloc never returned");
-}
-
 void kfree_nolock(void *object)
 {
 	struct kmem_cache *s = slab_fast_free_cache(object);
 
 	if (likely(s && pcs_free_fast(s, object)))
 		return;
-	__kfree_nolock(object, _RET_IP_);
+	kfree_dispatch(object, LOCK_TRY, _RET_IP_);
 }
 
 /* ---- memory for sheaves: never through a sheaf ---- */
@@ -630,7 +621,7 @@ void kfree_nosheaf(void *p)
 	struct kmem_cache *s;
 
 	if (page && (page->flags & PG_large_kmalloc)) {
-		kfree_large(page, p, _RET_IP_);
+		kfree_large(page, p, "kfree", LOCK_SPIN, _RET_IP_);
 		return;
 	}
 	/* Its cache from its slab: ksize() would hand the bytes over (and
