@@ -4,9 +4,9 @@
  * Requests up to KMALLOC_MAX_CACHE_SIZE (8 KiB) are served by one of the
  * size classes below, each an ordinary cache with sheaves; the 96 and 192
  * classes cut the waste of sizes just above 64 and 128.  Larger requests
- * go straight to the buddy as one block, marked PG_large_kmalloc with its
- * order in page->private_data, so kfree() tells the two apart from the
- * page alone:
+ * go straight to the buddy as one block, marked PG_large_kmalloc (its
+ * order is the one the page allocator records, page_alloc_order()), so
+ * kfree() tells the two apart from the page alone:
  *
  *   PG_large_kmalloc   -> __free_pages(page, order)
  *   PG_slab            -> the slab's cache: kmem_cache_free()
@@ -197,7 +197,6 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 	if (!page)
 		return NULL;
 	page->flags |= PG_large_kmalloc;
-	page->private_data = order;
 	p = page_address(page);
 	if (gfp & __GFP_ZERO)
 		memset(p, 0, PAGE_SIZE << order);
@@ -209,7 +208,7 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 static void kfree_large(struct page *page, const void *p, const char *what,
 			enum lock_how how, unsigned long caller)
 {
-	unsigned int order = (unsigned int)page->private_data;
+	unsigned int order = page_alloc_order(page);
 
 	if (p != page_address(page)) {
 		slab_bug(NULL, p, caller,
@@ -217,7 +216,6 @@ static void kfree_large(struct page *page, const void *p, const char *what,
 		return;
 	}
 	page->flags &= ~PG_large_kmalloc;
-	page->private_data = 0;
 	if (how == LOCK_SPIN)
 		__free_pages(page, order);
 	else
@@ -398,8 +396,8 @@ size_t ksize(const void *p)
 	if (!page || !kmalloc_still_owned(p, page, "ksize()", _RET_IP_))
 		return 0;
 	if (page->flags & PG_large_kmalloc) {
-		kasan_unpoison(p, PAGE_SIZE << page->private_data);
-		return PAGE_SIZE << page->private_data;
+		kasan_unpoison(p, PAGE_SIZE << page_alloc_order(page));
+		return PAGE_SIZE << page_alloc_order(page);
 	}
 	if (page->flags & PG_slab) {
 		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
@@ -426,7 +424,7 @@ static size_t kmalloc_class_size(const void *p, struct kmem_cache **sp)
 	if (!page)
 		return 0;
 	if (page->flags & PG_large_kmalloc)
-		return PAGE_SIZE << page->private_data;
+		return PAGE_SIZE << page_alloc_order(page);
 	if (page->flags & PG_slab) {
 		*sp = virt_to_slab(p)->slab_cache;
 		return (*sp)->object_size;
