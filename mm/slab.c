@@ -149,7 +149,7 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 	for (i = 0; i < s->objects; i++) {
 		p = base + (unsigned long)i * s->size;
 		if (is_debug_cache(s))
-			init_object(s, p, false);
+			init_object(s, p, SLUB_RED_INACTIVE);
 		if (s->flags & SLAB_STORE_USER)   /* no stale "last free by" */
 			slab_fill(slab_object_tracks(s, p), 0,
 				  2 * sizeof(struct slab_track));

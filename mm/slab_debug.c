@@ -156,18 +156,21 @@ void slab_fill(void *p, u8 value, size_t n)
 	memset(p, value, n);
 }
 
-/* Fill the debug areas for a free (active == false) or allocated object. */
-void init_object(struct kmem_cache *s, void *object, bool active)
+/*
+ * Fill the debug areas of an object that becomes free (val is
+ * SLUB_RED_INACTIVE: poisoned too) or allocated (SLUB_RED_ACTIVE), as
+ * Linux's init_object().
+ */
+void init_object(struct kmem_cache *s, void *object, u8 val)
 {
 	u8 *p = object;
 
-	if ((s->flags & SLAB_POISON) && !active) {
+	if ((s->flags & SLAB_POISON) && val == SLUB_RED_INACTIVE) {
 		slab_fill(p, POISON_FREE, s->object_size - 1);
 		p[s->object_size - 1] = POISON_END;
 	}
 	if (s->flags & SLAB_RED_ZONE)
-		slab_fill(p + s->object_size,
-			  active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE,
+		slab_fill(p + s->object_size, val,
 			  red_zone_end(s) - s->object_size);
 }
 
@@ -256,7 +259,7 @@ void alloc_debug_checks(struct kmem_cache *s, void *object,
 				 "Poison overwritten (write after free): byte %ld is %#x",
 				 bad, p[bad]);
 	}
-	init_object(s, object, true);
+	init_object(s, object, SLUB_RED_ACTIVE);
 	if (s->orig_size_offset)   /* whole object until kmalloc says less */
 		*orig_size_slot(s, object) = s->object_size;
 	set_track(s, object, 0, caller);
@@ -304,7 +307,7 @@ bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
 		slab_bug(s, object, caller, "double free");
 		return false;
 	}
-	init_object(s, object, false);
+	init_object(s, object, SLUB_RED_INACTIVE);
 	set_track(s, object, 1, caller);
 	return true;
 }

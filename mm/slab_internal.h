@@ -108,6 +108,13 @@ struct slab_sheaf {
 #define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
 #define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
 
+/* A barn's two lists, named for the call that picks one: sheaves_full
+ * (every sheaf holds objects) and sheaves_empty. */
+enum barn_list {
+	SHEAVES_FULL,
+	SHEAVES_EMPTY,
+};
+
 /*
  * The barn: full and empty sheaves shared by the node's CPUs.
  * lock: guards both lists and counts; taken with IRQs off (the CPU holds
@@ -927,8 +934,9 @@ void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
 	      const char *fmt, ...) __printf(4, 5);
 /* Fill n bytes no caller owns (byte by byte for the host's ASan). */
 void slab_fill(void *p, u8 value, size_t n);
-/* Paint object's debug areas as a free (active false) or allocated one. */
-void init_object(struct kmem_cache *s, void *object, bool active);
+/* Paint object's debug areas as a free (val SLUB_RED_INACTIVE) or an
+ * allocated (SLUB_RED_ACTIVE) one. */
+void init_object(struct kmem_cache *s, void *object, u8 val);
 /* Is every red-zone byte of object `value`? */
 bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
 /* A debug cache's object leaving its slab (list_lock held): still poisoned
