@@ -6,11 +6,11 @@
  * mm/kmalloc.c) count, per CPU, every NULL they return by its reason, and
  * every free they had to defer.  The NMI storm tests print these per CPU
  * and check that a NULL always has a reason; a learner can see how often
- * each lock was found taken.  Only the owning CPU writes its counters, but from any
- * context: normal code and an NMI that interrupts it may bump the same
- * counter, so every bump is one atomic add (nolock_stat_inc), which an
- * interrupt cannot split.  Readers on other CPUs may see values a moment
- * old.
+ * each lock was found taken.  Only the owning CPU writes its counters,
+ * but from any context: normal code and an NMI that interrupts it may
+ * bump the same counter, so every bump is one atomic add
+ * (nolock_stat_inc), which an interrupt cannot split.  Readers on other
+ * CPUs may see values a moment old.
  */
 #ifndef NOLOCK_STATS_H
 #define NOLOCK_STATS_H

@@ -6,10 +6,10 @@
  *
  * An NMI can land while the code it interrupted holds any allocator lock,
  * so nothing here waits: each lock is only tried, once (LOCK_TRY,
- * include/spinlock.h), and new slabs come from try_alloc_pages().  The locks and their
- * order are the ordinary paths' (the lock order at the top of mm/slab.c);
- * a path that only tries cannot deadlock, but it may fail, and then the
- * caller hears "busy" (*busy) rather than "no memory".
+ * include/spinlock.h), and new slabs come from try_alloc_pages().  The
+ * locks and their order are the ordinary paths' (the lock order at the
+ * top of mm/slab.c); a path that only tries cannot deadlock, but it may
+ * fail, and then the caller hears "busy" (*busy) rather than "no memory".
  *
  * ALLOCATION: this CPU's sheaves (alloc_from_pcs_nolock(), sheaf.c), then
  * one partial slab, then one fresh slab (slab_alloc_partial_nolock(),
