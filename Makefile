@@ -158,8 +158,8 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST \
 	-DMM_KASAN $(SANITIZE) \
 	-fno-omit-frame-pointer -Itests/host/include -Iinclude -I. -MMD -MP
-HOST_COMMON := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c \
-	tests/host/host_main.c
+HOST_COMMON := kernel/kunit.c kernel/spinlock.c kernel/irq_work.c \
+	tests/host/host_support.c tests/host/host_main.c
 # mm/ calls into RCU (kfree_rcu(), mm/slab_rcu.c): every program built
 # from mm/ links kernel/rcu.c too.
 MM_RCU_SRCS := kernel/rcu.c
@@ -173,10 +173,11 @@ HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_kunit.c
 
 # The shadow of the arena (include/kasan.h): the allocator poisons what
-# no caller owns.  mm/slab.c touches free objects by design (free pointers,
-# debug fills and checks), so, as Linux builds mm/slub.c without KASAN, it
-# is built without ASan instrumentation (UBSan stays).
-KASAN_UNINSTRUMENTED := mm/slab.c
+# no caller owns.  mm/slab.c, mm/slab_nolock.c and mm/slab_debug.c touch
+# free objects by design (free pointers, deferred-list links, debug fills
+# and checks), so, as Linux builds mm/slub.c without KASAN, they are built
+# without ASan instrumentation (UBSan stays).
+KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c mm/slab_debug.c
 $(patsubst %.c,$(HOSTOBJ)/%.o,$(KASAN_UNINSTRUMENTED)): \
 	HOSTCFLAGS += -fno-sanitize=address
 
@@ -297,7 +298,8 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -DHOST_TEST -DMM_POINTS_FAST -DMM_KASAN
 	-Itests/host/include -Iinclude -I. -MMD -MP
 $(patsubst %.c,$(FUZZOBJ)/obj/%.o,$(KASAN_UNINSTRUMENTED)): \
 	FUZZ_CFLAGS += -fno-sanitize=address
-FUZZ_COMMON_SRCS := kernel/kunit.c kernel/spinlock.c tests/host/host_support.c
+FUZZ_COMMON_SRCS := kernel/kunit.c kernel/spinlock.c kernel/irq_work.c \
+	tests/host/host_support.c
 FUZZ_MM_SRCS := $(FUZZ_COMMON_SRCS) $(wildcard mm/*.c) $(MM_RCU_SRCS)
 FUZZ_MEMBLOCK_SRCS := $(FUZZ_COMMON_SRCS) mm/memblock.c
 FUZZ_MM := $(FUZZOBJ)/fuzz_mm
@@ -422,7 +424,7 @@ bench: $(KERNEL) $(PLUGIN)
 BENCH_HOST := $(OBJ)/bench-host
 BENCH_HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer
 BENCH_HOST_SLAB_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) kernel/spinlock.c kernel/kunit.c \
-	tests/host/host_support.c
+	kernel/irq_work.c tests/host/host_support.c
 BENCH_HOST_SLAB_OBJS := $(patsubst %.c,$(BENCH_HOST)/obj/%.o,$(BENCH_HOST_SLAB_SRCS))
 BENCH_HOST_BINS := $(addprefix $(BENCH_HOST)/bench_host_,glibc jemalloc tcmalloc \
 	mimalloc slab)

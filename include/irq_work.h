@@ -41,4 +41,8 @@ void irq_work_run(void);                       /* IRQ context: run this CPU's */
 void irq_work_sync(struct irq_work *work);     /* normal context */
 bool irq_work_is_pending(const struct irq_work *work);
 
+/* The platform's hook (kernel/irq_work.c): have this CPU call
+ * irq_work_run() soon, in IRQ context.  Any context, NMI included. */
+void arch_irq_work_raise(void);
+
 #endif

@@ -20,11 +20,13 @@
  *                 kmalloc() (ksize() hands over the whole class).
  *
  * Rules for the allocator's own code:
- *   - mm/slab.c reads and writes free objects (free pointers, deferred
- *     links, debug fills and checks), so the host builds it without ASan
- *     instrumentation, as Linux builds mm/slub.c without KASAN; its fills
- *     of bytes no caller owns go through slab_fill() (slab.c), because the
- *     sanitizer's runtime checks memset() from any file.
+ *   - mm/slab.c, mm/slab_nolock.c and mm/slab_debug.c read and write
+ *     free objects (free pointers, deferred links, debug fills and
+ *     checks), so the host builds them without ASan instrumentation
+ *     (KASAN_UNINSTRUMENTED in the Makefile), as Linux builds mm/slub.c
+ *     without KASAN; their fills of bytes no caller owns go through
+ *     slab_fill() (slab_debug.c), because the sanitizer's runtime checks
+ *     memset() from any file.
  *   - An object is unpoisoned before it leaves the allocator and before
  *     anything (zeroing, a constructor) writes it for the caller; it is
  *     poisoned once its free is accepted, before any list or sheaf makes

@@ -33,7 +33,7 @@
  * at 0xfee00000, firmware flash below 4 GiB), never RAM on a PC.  QEMU puts
  * RAM below 0xe0000000 on both its pc and q35 machines. */
 #define PCI_HOLE_START 0xe0000000ull
-#define PCI_HOLE_END   0x100000000ull
+#define PCI_HOLE_END   SZ_4G
 
 /*
  * The least free memory (after reservations) the kernel agrees to run on,

@@ -85,10 +85,7 @@ struct page {
 	};
 	union {
 		/* Buddy and per-CPU lists: order of the block this page heads. */
-		struct {
-			unsigned int order;
-			unsigned int zone_idx;
-		};
+		unsigned int order;
 		/* Slab: owned by mm/slab.c while PG_slab is set. */
 		struct {
 			struct kmem_cache *slab_cache;
@@ -203,6 +200,21 @@ void free_pages(unsigned long addr, unsigned int order);
 #define __free_page(page) __free_pages(page, 0)
 #define __get_free_page(gfp) __get_free_pages(gfp, 0)
 #define free_page(addr) free_pages(addr, 0)
+
+/*
+ * The order of the allocated block that page heads, as the allocation
+ * recorded it in page->flags (PAGE_ALLOC_ORDER_SHIFT; the free's claim
+ * clears it): the one place a block's order is kept while it is out, so
+ * its owner (a large kmalloc block, say) needs no copy.  0 for a page
+ * that heads no allocated block.
+ */
+static inline unsigned int page_alloc_order(const struct page *page)
+{
+	unsigned long plus1 = (page->flags >> PAGE_ALLOC_ORDER_SHIFT) &
+			      PAGE_ALLOC_ORDER_MASK;
+
+	return plus1 ? (unsigned int)plus1 - 1 : 0;
+}
 
 /* Any context (NMI included): only trylocks, NULL means "not now". */
 struct page *try_alloc_pages(int nid, unsigned int order);

@@ -61,7 +61,8 @@ enum mm_point {
 	/* mm/sheaf.c: the barn (arg: the cache) */
 	MM_POINT_BARN_LOCKED,           /* barn->lock held */
 	MM_POINT_BARN_SHRINK_UNLOCKED,  /* barn emptied onto private lists */
-	/* mm/slab.c: slabs and the deferred list (arg: the cache) */
+	/* mm/slab.c, mm/slab_nolock.c: slabs and the deferred list (arg: the
+	 * cache) */
 	MM_POINT_SLAB_LIST_LOCKED,      /* list_lock held */
 	MM_POINT_SLAB_ALLOC_UNLOCKED,   /* partial list ran out, before a new slab */
 	MM_POINT_SLAB_NEW_UNLINKED,     /* new slab made, not on the lists yet */

@@ -51,7 +51,7 @@ enum zone_type {
 #define PCP_HIGH       (4 * PCP_BATCH) /* more than this: give a batch back */
 
 /* First frame of ZONE_NORMAL: 4 GiB. */
-#define ZONE_NORMAL_START_PFN (0x100000000ull >> PAGE_SHIFT)
+#define ZONE_NORMAL_START_PFN (SZ_4G >> PAGE_SHIFT)
 
 struct free_area {
 	struct list_head free_list;  /* heads of free blocks, PG_buddy set */

@@ -2,15 +2,15 @@
  * nolock_stats.h - why the any-context allocation paths said "not now".
  *
  * try_alloc_pages()/free_pages_nolock() (mm/page_alloc.c) and
- * kmalloc_nolock()/kfree_nolock() (mm/slab.c, mm/sheaf.c, mm/kmalloc.c)
- * count, per CPU, every NULL they return by its reason, and every free they
- * had to defer.  The NMI storm tests print these per CPU and check that a
- * NULL always has a reason; a learner can see how often each lock was
- * found taken.  Only the owning CPU writes its counters, but from any
- * context: normal code and an NMI that interrupts it may bump the same
- * counter, so every bump is one atomic add (nolock_stat_inc), which an
- * interrupt cannot split.  Readers on other CPUs may see values a moment
- * old.
+ * kmalloc_nolock()/kfree_nolock() (mm/slab_nolock.c, mm/slab.c, mm/sheaf.c,
+ * mm/kmalloc.c) count, per CPU, every NULL they return by its reason, and
+ * every free they had to defer.  The NMI storm tests print these per CPU
+ * and check that a NULL always has a reason; a learner can see how often
+ * each lock was found taken.  Only the owning CPU writes its counters,
+ * but from any context: normal code and an NMI that interrupts it may
+ * bump the same counter, so every bump is one atomic add
+ * (nolock_stat_inc), which an interrupt cannot split.  Readers on other
+ * CPUs may see values a moment old.
  */
 #ifndef NOLOCK_STATS_H
 #define NOLOCK_STATS_H

@@ -254,8 +254,8 @@ extern bool slab_report_count_only;
 extern unsigned long slab_reports;
 
 /*
- * Any context, NMI included (mm/slab.c, docs/any-context.md): never spins,
- * never waits.  NULL means "not now".
+ * Any context, NMI included (mm/slab_nolock.c, docs/any-context.md): never
+ * spins, never waits.  NULL means "not now".
  *   - node: NUMA_NO_NODE (any node, this CPU's first) or an online node
  *     (preferred: a remote object rather than none, unless __GFP_THISNODE
  *     or the strict mode); another number gives NULL (counted

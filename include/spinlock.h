@@ -106,6 +106,41 @@ static __always_inline void spin_unlock_inline(spinlock_t *lock)
 	__atomic_store_n(&lock->owner, lock->owner + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * Spin or only try.  The allocator's slow paths serve two kinds of caller:
+ * the ordinary ones, which may wait for a lock (LOCK_SPIN), and the
+ * any-context ones, the _nolock functions that NMI handlers call, which
+ * try each lock once (LOCK_TRY) and answer "busy" when it is taken
+ * (docs/any-context.md).  A path that serves both is handed the choice
+ * as an enum lock_how (Linux passes it as `bool allow_spin`, mm/slub.c)
+ * and takes its locks with these two, never with an if of its own.  Each
+ * returns true with the lock held (and IRQs off, for the _irqsave form),
+ * or false with nothing changed (only LOCK_TRY can fail).
+ */
+enum lock_how {
+	LOCK_SPIN,   /* wait for it: ordinary context */
+	LOCK_TRY,    /* one try: any context, NMI included */
+};
+
+static __always_inline bool spin_lock_irqsave_or_try(spinlock_t *lock,
+						     unsigned long *flags,
+						     enum lock_how how)
+{
+	if (how == LOCK_TRY)
+		return spin_trylock_irqsave(lock, *flags);
+	spin_lock_irqsave(lock, *flags);
+	return true;
+}
+
+static __always_inline bool spin_lock_or_try(spinlock_t *lock,
+					     enum lock_how how)
+{
+	if (how == LOCK_TRY)
+		return spin_trylock(lock);
+	spin_lock(lock);
+	return true;
+}
+
 void __lockdep_assert_held(const spinlock_t *lock, const char *file,
 			   int line);
 #define lockdep_assert_held(lock) __lockdep_assert_held(lock, __FILE__, __LINE__)

@@ -26,6 +26,12 @@ typedef int64_t  s64;
 
 typedef u64 phys_addr_t;
 
+/* 4 GiB, where 32-bit physical addresses end: ZONE_NORMAL starts there,
+ * the PCI hole ends there, and everything below it is in the direct map
+ * whatever its memory type (kernel/main.c; the ACPI tables are read
+ * there).  One definition for all of them (Linux's SZ_4G). */
+#define SZ_4G 0x100000000ull
+
 #define BITS_PER_LONG 64   /* x86-64, kernel and host alike */
 
 #endif /* TYPES_H */

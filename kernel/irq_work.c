@@ -3,24 +3,28 @@
  *
  * Each CPU has a lock-free list, raised_list.  irq_work_queue() claims the
  * work with one atomic OR of PENDING|BUSY (a work already pending is left
- * alone: it will run anyway), pushes it, and if the list was empty sends a
- * self-IPI on IRQ_WORK_VECTOR.  An NMI can do all of this: no lock, no
+ * alone: it will run anyway), pushes it, and if the list was empty raises
+ * this CPU's interrupt with the platform hook arch_irq_work_raise(): in
+ * the kernel a self-IPI on IRQ_WORK_VECTOR (arch/x86_64/smpboot.c), whose
+ * handler calls irq_work_run().  An NMI can do all of this: no lock, no
  * wait, and the self-IPI uses the self shorthand / the x2APIC SELF_IPI
  * register, which never disturb an ICR write the NMI interrupted.
  *
  * The IPI is a fixed interrupt, so if the interrupted code had IRQs off it
  * is delivered the moment they come back on: "soon after leaving a context
  * that could not do it".
+ *
+ * Portable C over llist.h and smp.h: the host build of mm/ links this same
+ * file, and its arch_irq_work_raise() does nothing: there a test plays the
+ * interrupt, calling irq_work_run() on the CPU it chooses when it chooses
+ * (tests/host/host_support.c).
  */
 #include <irq_work.h>
 #include <irqflags.h>
 #include <kernel.h>
 #include <smp.h>
-#include "../arch/x86_64/apic.h"
-#include "../arch/x86_64/cpu.h"
 
 static DEFINE_PER_CPU(struct llist_head, raised_list);
-static bool irq_work_ipi_ready;   /* the local APIC is up (smp_init) */
 
 bool irq_work_queue(struct irq_work *work)
 {
@@ -30,9 +34,8 @@ bool irq_work_queue(struct irq_work *work)
 
 	if (old & IRQ_WORK_PENDING)
 		return false;
-	if (llist_add(&work->llnode, this_cpu_ptr(raised_list)) &&
-	    READ_ONCE(irq_work_ipi_ready))
-		apic_send_self_ipi(IRQ_WORK_VECTOR);
+	if (llist_add(&work->llnode, this_cpu_ptr(raised_list)))
+		arch_irq_work_raise();
 	return true;
 }
 
@@ -42,7 +45,6 @@ void irq_work_run(void)
 		llist_reverse_order(llist_del_all(this_cpu_ptr(raised_list)));
 	unsigned int expected;
 
-	WRITE_ONCE(irq_work_ipi_ready, true);
 	while (oldest_first) {
 		struct irq_work *work =
 			llist_entry(oldest_first, struct irq_work, llnode);

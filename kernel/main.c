@@ -93,14 +93,13 @@ static void show_memory_map(void)
  * often sit in "reserved" memory there).  Reserved ranges above 4 GiB are
  * address-space holes (QEMU reports a 12 GiB one at 1 TiB) and stay out.
  */
-#define FOUR_GIB (4ull << 30)
 
 static bool wants_direct_map(const struct boot_mmap_entry *e)
 {
 	if (e->type == MB2_MEMORY_AVAILABLE ||
 	    e->type == MB2_MEMORY_ACPI_RECLAIMABLE || e->type == MB2_MEMORY_NVS)
 		return true;
-	return e->base + e->length <= FOUR_GIB;
+	return e->base + e->length <= SZ_4G;
 }
 
 static unsigned int direct_map_ranges(struct phys_range *r, unsigned int max)

@@ -4,9 +4,9 @@
  * Requests up to KMALLOC_MAX_CACHE_SIZE (8 KiB) are served by one of the
  * size classes below, each an ordinary cache with sheaves; the 96 and 192
  * classes cut the waste of sizes just above 64 and 128.  Larger requests
- * go straight to the buddy as one block, marked PG_large_kmalloc with its
- * order in page->private_data, so kfree() tells the two apart from the
- * page alone:
+ * go straight to the buddy as one block, marked PG_large_kmalloc (its
+ * order is the one the page allocator records, page_alloc_order()), so
+ * kfree() tells the two apart from the page alone:
  *
  *   PG_large_kmalloc   -> __free_pages(page, order)
  *   PG_slab            -> the slab's cache: kmem_cache_free()
@@ -197,7 +197,6 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 	if (!page)
 		return NULL;
 	page->flags |= PG_large_kmalloc;
-	page->private_data = order;
 	p = page_address(page);
 	if (gfp & __GFP_ZERO)
 		memset(p, 0, PAGE_SIZE << order);
@@ -205,18 +204,22 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int node)
 	return p;
 }
 
-static void kfree_large(struct page *page, const void *p, unsigned long caller)
+/* what: the call that frees, for the report; LOCK_TRY: any context. */
+static void kfree_large(struct page *page, const void *p, const char *what,
+			enum lock_how how, unsigned long caller)
 {
-	unsigned int order = (unsigned int)page->private_data;
+	unsigned int order = page_alloc_order(page);
 
 	if (p != page_address(page)) {
 		slab_bug(NULL, p, caller,
-			 "kfree of a pointer inside a large kmalloc block");
+			 "%s of a pointer inside a large kmalloc block", what);
 		return;
 	}
 	page->flags &= ~PG_large_kmalloc;
-	page->private_data = 0;
-	__free_pages(page, order);
+	if (how == LOCK_SPIN)
+		__free_pages(page, order);
+	else
+		free_pages_nolock(page, order);
 }
 
 /* The page kfree() looks at, or NULL if p is not in the memmap. */
@@ -319,24 +322,37 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp)
 	return kmalloc_slow(bytes, gfp | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
 }
 
-static void __kfree(const void *p, unsigned long caller)
+/*
+ * kfree() and kfree_nolock() past their inline fast paths (and krealloc()):
+ * what p is, from its page alone, and its free by the path the caller's
+ * context allows (LOCK_TRY: kfree_nolock(), any context).  NULL and
+ * ZERO_SIZE_PTR are nothing; a pointer that is neither a large block's
+ * start nor in a slab is reported.
+ */
+static void kfree_dispatch(const void *p, enum lock_how how,
+			   unsigned long caller)
 {
+	const char *what = how == LOCK_SPIN ? "kfree" : "kfree_nolock";
 	struct page *page;
 
 	if (ZERO_OR_NULL_PTR(p))
 		return;
 	page = kmalloc_page(p);
 	if (page && (page->flags & PG_large_kmalloc)) {
-		kfree_large(page, p, caller);
+		kfree_large(page, p, what, how, caller);
 		return;
 	}
 	if (page && (page->flags & PG_slab)) {
-		struct page *slab = virt_to_slab(p);
+		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
 
-		slab_free(slab->slab_cache, (void *)p, caller);
+		if (how == LOCK_SPIN)
+			slab_free(s, (void *)p, caller);
+		else
+			slab_free_nolock(s, (void *)p, caller);
 		return;
 	}
-	slab_bug(NULL, p, caller, "kfree of a pointer kmalloc never returned");
+	slab_bug(NULL, p, caller, "%s of a pointer kmalloc never returned",
+		 what);
 }
 
 void kfree(const void *p)
@@ -345,7 +361,7 @@ void kfree(const void *p)
 
 	if (likely(s && pcs_free_fast(s, (void *)p)))
 		return;
-	__kfree(p, _RET_IP_);
+	kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 }
 
 /*
@@ -380,8 +396,8 @@ size_t ksize(const void *p)
 	if (!page || !kmalloc_still_owned(p, page, "ksize()", _RET_IP_))
 		return 0;
 	if (page->flags & PG_large_kmalloc) {
-		kasan_unpoison(p, PAGE_SIZE << page->private_data);
-		return PAGE_SIZE << page->private_data;
+		kasan_unpoison(p, PAGE_SIZE << page_alloc_order(page));
+		return PAGE_SIZE << page_alloc_order(page);
 	}
 	if (page->flags & PG_slab) {
 		struct kmem_cache *s = virt_to_slab(p)->slab_cache;
@@ -408,7 +424,7 @@ static size_t kmalloc_class_size(const void *p, struct kmem_cache **sp)
 	if (!page)
 		return 0;
 	if (page->flags & PG_large_kmalloc)
-		return PAGE_SIZE << page->private_data;
+		return PAGE_SIZE << page_alloc_order(page);
 	if (page->flags & PG_slab) {
 		*sp = virt_to_slab(p)->slab_cache;
 		return (*sp)->object_size;
@@ -440,7 +456,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	void *n;
 
 	if (!new_size) {
-		__kfree(p, _RET_IP_);
+		kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 		return ZERO_SIZE_PTR;
 	}
 	if (ZERO_OR_NULL_PTR(p))
@@ -471,7 +487,7 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 	 * less of it; p is freed next. */
 	kasan_unpoison(p, kept);
 	memcpy(n, p, kept);
-	__kfree(p, _RET_IP_);
+	kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
 	return n;
 }
 
@@ -570,40 +586,13 @@ void *kmalloc_nolock(size_t size, gfp_t gfp, int node)
 	return kmalloc_nolock_slow(size, gfp, node, _RET_IP_);
 }
 
-static void __kfree_nolock(void *p, unsigned long caller)
-{
-	struct page *page;
-
-	if (ZERO_OR_NULL_PTR(p))
-		return;
-	page = kmalloc_page(p);
-	if (page && (page->flags & PG_large_kmalloc)) {
-		unsigned int order = (unsigned int)page->private_data;
-
-		if (p != page_address(page)) {
-			slab_bug(NULL, p, caller,
-				 "kfree_nolock of a pointer inside a large kmalloc block");
-			return;
-		}
-		page->flags &= ~PG_large_kmalloc;
-		page->private_data = 0;
-		free_pages_nolock(page, order);
-		return;
-	}
-	if (page && (page->flags & PG_slab)) {
-		slab_free_nolock(virt_to_slab(p)->slab_cache, p, caller);
-		return;
-	}
-	slab_bug(NULL, p, caller, "kfree_nolock of a pointer kmalloc never returned");
-}
-
 void kfree_nolock(void *object)
 {
 	struct kmem_cache *s = slab_fast_free_cache(object);
 
 	if (likely(s && pcs_free_fast(s, object)))
 		return;
-	__kfree_nolock(object, _RET_IP_);
+	kfree_dispatch(object, LOCK_TRY, _RET_IP_);
 }
 
 /* ---- memory for sheaves: never through a sheaf ---- */
@@ -630,7 +619,7 @@ void kfree_nosheaf(void *p)
 	struct kmem_cache *s;
 
 	if (page && (page->flags & PG_large_kmalloc)) {
-		kfree_large(page, p, _RET_IP_);
+		kfree_large(page, p, "kfree", LOCK_SPIN, _RET_IP_);
 		return;
 	}
 	/* Its cache from its slab: ksize() would hand the bytes over (and

@@ -86,6 +86,7 @@
 #define SLAB_RULES  "mm/slab_internal.h"
 #define SHEAF_RULES "mm/sheaf.c"
 #define SLAB_C      "mm/slab.c"
+#define NOLOCK_C    "mm/slab_nolock.c"
 #define ZONE_RULES  "include/mmzone.h"
 #define BUDDY_RULES "mm/page_alloc.c"
 
@@ -403,9 +404,10 @@ static void check_cpu_sheaves(struct cache_scan *cs, unsigned int cpu)
 }
 
 static void check_barn_list_locked(struct cache_scan *cs,
-				   struct list_head *list, bool full,
+				   struct list_head *list, enum barn_list which,
 				   unsigned int nr)
 {
+	bool full = which == SHEAVES_FULL;
 	const char *what = full ? "barn full list" : "barn empty list";
 	struct slab_sheaf *sh;
 	unsigned long len;
@@ -447,8 +449,10 @@ static void check_barn(struct cache_scan *cs, int nid)
 		violation(&cs->c, SHEAF_RULES, "barn lock held (not quiescent)");
 		return;
 	}
-	check_barn_list_locked(cs, &barn->sheaves_full, true, barn->nr_full);
-	check_barn_list_locked(cs, &barn->sheaves_empty, false, barn->nr_empty);
+	check_barn_list_locked(cs, &barn->sheaves_full, SHEAVES_FULL,
+			       barn->nr_full);
+	check_barn_list_locked(cs, &barn->sheaves_empty, SHEAVES_EMPTY,
+			       barn->nr_empty);
 	if (barn->nr_empty > BARN_MAX_EMPTY)
 		violation(&cs->c, SLAB_RULES, "barn holds %u empty sheaves, limit %u",
 			  barn->nr_empty, BARN_MAX_EMPTY);
@@ -476,7 +480,7 @@ static void collect_deferred(struct cache_scan *cs)
 			struct page *slab = virt_to_slab(object);
 
 			if (!slab || !slab->slab_cache) {
-				violation(&cs->c, SLAB_C,
+				violation(&cs->c, NOLOCK_C,
 					  "cpu%u deferred list: %p is no slab object",
 					  cpu, object);
 				break;
@@ -594,10 +598,17 @@ static unsigned long held_in_slab(struct cache_scan *cs, struct page *slab)
 	return n;
 }
 
+/* A node's two slab lists (struct kmem_cache_node), by name. */
+enum slab_list {
+	SLABS_PARTIAL,
+	SLABS_FULL,
+};
+
 static void check_slab_locked(struct cache_scan *cs, struct page *slab,
-			      bool on_full, unsigned long *held_found,
+			      enum slab_list which, unsigned long *held_found,
 			      unsigned long *empty)
 {
+	bool on_full = which == SLABS_FULL;
 	struct kmem_cache *s = cs->s;
 	unsigned int nfree;
 	unsigned long held;
@@ -645,7 +656,7 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 }
 
 static void check_slab_list_locked(struct cache_scan *cs,
-				   struct list_head *list, bool on_full,
+				   struct list_head *list, enum slab_list which,
 				   unsigned long *count,
 				   unsigned long *held_found,
 				   unsigned long *empty)
@@ -654,12 +665,12 @@ static void check_slab_list_locked(struct cache_scan *cs,
 
 	if (!list_is_sane(list, MM_CHECK_MAX_LIST, count)) {
 		violation(&cs->c, SLAB_C, "%s slab list is corrupted",
-			  on_full ? "full" : "partial");
+			  which == SLABS_FULL ? "full" : "partial");
 		*count = 0;
 		return;
 	}
 	list_for_each_entry(slab, list, lru)
-		check_slab_locked(cs, slab, on_full, held_found, empty);
+		check_slab_locked(cs, slab, which, held_found, empty);
 }
 
 /* L1-L4 and N1 for node nid; the slab and held counts add up over nodes
@@ -676,9 +687,9 @@ static void check_node_slabs(struct cache_scan *cs, int nid,
 		return;
 	}
 	cs->list_nid = nid;
-	check_slab_list_locked(cs, &n->partial, false, &nr_partial,
+	check_slab_list_locked(cs, &n->partial, SLABS_PARTIAL, &nr_partial,
 			       held_found, &empty);
-	check_slab_list_locked(cs, &n->full, true, &nr_full, held_found,
+	check_slab_list_locked(cs, &n->full, SLABS_FULL, &nr_full, held_found,
 			       &empty);
 	if (nr_partial != n->nr_partial)
 		violation(&cs->c, SLAB_RULES, "%lu slabs on partial, nr_partial %lu",

@@ -269,17 +269,23 @@ static void free_deferred_pages_locked(struct zone *zone)
 
 /* ---- per-CPU lists: these need pcp->lock (and zone->lock when said) ---- */
 
-/* fast_path: the point is the fast paths' (mm_point_fast()). */
+/* Which path a step that both take runs on: its interleaving point is
+ * mm_point_fast() (host only) on a fast path, mm_point() on a slow one. */
+enum pcp_path {
+	PCP_SLOW_PATH,
+	PCP_FAST_PATH,
+};
+
 static __always_inline void __pcp_add_locked(struct per_cpu_pages *pcp,
 					     struct page *page,
 					     unsigned int order,
-					     bool fast_path)
+					     enum pcp_path path)
 {
 	struct list_head *list = &pcp->lists[order];
 
 	OPTIMIZER_HIDE_VAR(list);   /* one address, computed once */
 	page->order = order;
-	if (fast_path)
+	if (path == PCP_FAST_PATH)
 		mm_point_fast(MM_POINT_PCP_HEAD_HALF, page);
 	else
 		mm_point(MM_POINT_PCP_HEAD_HALF, page);
@@ -291,16 +297,23 @@ static __always_inline void __pcp_add_locked(struct per_cpu_pages *pcp,
 static void pcp_add_locked(struct per_cpu_pages *pcp, struct page *page,
 			   unsigned int order)
 {
-	__pcp_add_locked(pcp, page, order, false);
+	__pcp_add_locked(pcp, page, order, PCP_SLOW_PATH);
 }
+
+/* Which end of a per-CPU list: the block freed last (still in the
+ * cache, for an allocation) or the one freed first (back to the buddy). */
+enum pcp_end {
+	PCP_HOTTEST,
+	PCP_COLDEST,
+};
 
 /* The entry is only unlinked: prep_new_page() or the buddy relinks it. */
 static __always_inline struct page *pcp_take_locked(struct per_cpu_pages *pcp,
 						    unsigned int order,
-						    bool coldest)
+						    enum pcp_end end)
 {
 	struct list_head *list = &pcp->lists[order];
-	struct list_head *entry = coldest ? list->prev : list->next;
+	struct list_head *entry = end == PCP_COLDEST ? list->prev : list->next;
 	struct page *page;
 
 	if (entry == list)          /* empty; the lock holder reads plainly */
@@ -337,7 +350,7 @@ static void free_pcppages_bulk_locked(struct zone *zone, int nr_pages,
 	lockdep_assert_held(&pcp->lock);
 	lockdep_assert_held(&zone->lock);
 	while (nr_pages > 0 && pcp->count > 0) {
-		struct page *page = pcp_take_locked(pcp, order, true);
+		struct page *page = pcp_take_locked(pcp, order, PCP_COLDEST);
 
 		if (page) {
 			__free_one_page(page, page_to_pfn(page), zone, order);
@@ -394,43 +407,33 @@ void drain_all_pages(void)
 /* ---- allocation ---- */
 
 /*
- * How an allocation's slow path takes its locks.  trylock: the any-context
- * path, one try each; busy is then set when a try failed, so the caller
- * can tell "a lock was held" from "no memory".
+ * How an allocation's slow path takes its locks: how is LOCK_TRY on the
+ * any-context path, one try each (spin_lock_irqsave_or_try(),
+ * include/spinlock.h); busy is set when a try failed, so the caller can
+ * tell "a lock was held" from "no memory".
  */
 struct lock_mode {
-	bool trylock;
+	enum lock_how how;
 	bool busy;
 };
 
-/*
- * Take a lock the way the caller's context allows: spin (IRQs off) on the
- * ordinary path, a single try on the any-context path.  Returns with IRQs
- * off and the lock held, or false with nothing changed.
- */
-static bool lock_irqsave_or_try(spinlock_t *lock, unsigned long *flags,
-				struct lock_mode *mode)
+/* A lock of the slow path, taken as mode->how says
+ * (spin_lock_irqsave_or_try()); a try that fails marks the mode busy. */
+static bool lock_irqsave_by_mode(spinlock_t *lock, unsigned long *flags,
+				 struct lock_mode *mode)
 {
-	if (mode->trylock) {
-		if (spin_trylock_irqsave(lock, *flags))
-			return true;
-		mode->busy = true;
-		return false;
-	}
-	spin_lock_irqsave(lock, *flags);
-	return true;
+	if (spin_lock_irqsave_or_try(lock, flags, mode->how))
+		return true;
+	mode->busy = true;
+	return false;
 }
 
-static bool lock_or_try(spinlock_t *lock, struct lock_mode *mode)
+static bool lock_by_mode(spinlock_t *lock, struct lock_mode *mode)
 {
-	if (mode->trylock) {
-		if (spin_trylock(lock))
-			return true;
-		mode->busy = true;
-		return false;
-	}
-	spin_lock(lock);
-	return true;
+	if (spin_lock_or_try(lock, mode->how))
+		return true;
+	mode->busy = true;
+	return false;
 }
 
 /*
@@ -455,22 +458,22 @@ static struct page *rmqueue_pcplist(struct zone *zone, unsigned int order,
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&pcp->lock, &flags, mode))
+	if (!lock_irqsave_by_mode(&pcp->lock, &flags, mode))
 		return NULL;
 	mm_point(MM_POINT_PCP_LOCKED, zone);
 	if (unlikely(pcp_switched_off_locked(zone))) {
 		spin_unlock_irqrestore(&pcp->lock, flags);
 		return rmqueue_buddy(zone, order, mode);
 	}
-	page = pcp_take_locked(pcp, order, false);
-	if (!page && lock_or_try(&zone->lock, mode)) {
+	page = pcp_take_locked(pcp, order, PCP_HOTTEST);
+	if (!page && lock_by_mode(&zone->lock, mode)) {
 		int blocks = max(PCP_BATCH >> order, 1);
 
 		mm_point(MM_POINT_ZONE_LOCKED, zone);
 		free_deferred_pages_locked(zone);
 		rmqueue_bulk_locked(zone, order, blocks, pcp);
 		spin_unlock(&zone->lock);
-		page = pcp_take_locked(pcp, order, false);
+		page = pcp_take_locked(pcp, order, PCP_HOTTEST);
 	}
 	spin_unlock_irqrestore(&pcp->lock, flags);
 	return page;
@@ -482,7 +485,7 @@ static struct page *rmqueue_buddy(struct zone *zone, unsigned int order,
 	struct page *page;
 	unsigned long flags;
 
-	if (!lock_irqsave_or_try(&zone->lock, &flags, mode))
+	if (!lock_irqsave_by_mode(&zone->lock, &flags, mode))
 		return NULL;
 	mm_point(MM_POINT_ZONE_LOCKED, zone);
 	free_deferred_pages_locked(zone);
@@ -668,7 +671,7 @@ static struct page *get_page_from_nodes(int preferred, gfp_t gfp,
 static __noinline struct page *alloc_pages_slow(int nid, gfp_t gfp,
 						unsigned int order)
 {
-	struct lock_mode spin = { .trylock = false };
+	struct lock_mode spin = { .how = LOCK_SPIN };
 	struct page *page;
 
 	if (nid == NUMA_NO_NODE)
@@ -745,7 +748,7 @@ static __always_inline struct page *rmqueue_pcplist_fast(struct zone *zone,
 		return NULL;
 	mm_point_fast(MM_POINT_PCP_LOCKED, zone);
 	if (likely(!pcp_switched_off_locked(zone))) {
-		page = pcp_take_locked(pcp, order, false);
+		page = pcp_take_locked(pcp, order, PCP_HOTTEST);
 		if (likely(page))
 			pcp->numa_hit_fast += 1ul << order;
 	}
@@ -805,7 +808,7 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
 struct page *__try_alloc_pages(int nid, gfp_t gfp, unsigned int order,
 			       bool *busy)
 {
-	struct lock_mode once = { .trylock = true };
+	struct lock_mode once = { .how = LOCK_TRY };
 	struct page *page = NULL;
 
 	if (nid == NUMA_NO_NODE)
@@ -1099,9 +1102,9 @@ static void free_claimed_nolock(struct zone *zone, struct page *page,
  */
 static __noinline void free_claimed_slow(struct zone *zone,
 					 struct page *page,
-					 unsigned int order, bool nolock)
+					 unsigned int order, enum lock_how how)
 {
-	if (nolock || in_nmi()) {
+	if (how == LOCK_TRY || in_nmi()) {
 		/* The ordinary path would spin: take the any-context one. */
 		free_claimed_nolock(zone, page, order);
 		return;
@@ -1135,7 +1138,7 @@ static __always_inline bool free_to_pcp_fast(struct zone *zone,
 		pcp_unlock_irqrestore(pcp, flags);
 		return false;
 	}
-	__pcp_add_locked(pcp, page, order, true);
+	__pcp_add_locked(pcp, page, order, PCP_FAST_PATH);
 	pcp_unlock_irqrestore(pcp, flags);
 	return true;
 }
@@ -1146,7 +1149,7 @@ static __always_inline bool free_to_pcp_fast(struct zone *zone,
  * too long for the fast path to care about the call.
  */
 static __noinline void free_pages_slow(struct page *page, unsigned int order,
-				       unsigned long caller, bool nolock)
+				       unsigned long caller, enum lock_how how)
 {
 	struct zone *zone = free_pages_claim(page, order, caller);
 
@@ -1154,18 +1157,18 @@ static __noinline void free_pages_slow(struct page *page, unsigned int order,
 		return;
 	mm_point(MM_POINT_PAGE_FREE_CLAIMED, zone);
 	free_pages_prepare(page, order);
-	free_claimed_slow(zone, page, order, nolock);
+	free_claimed_slow(zone, page, order, how);
 }
 
 static __always_inline void free_pages_caller(struct page *page,
 					      unsigned int order,
 					      unsigned long caller,
-					      bool nolock)
+					      enum lock_how how)
 {
 	struct zone *zone;
 
 	if (unlikely(mm_points_divert() || READ_ONCE(page_poisoning))) {
-		free_pages_slow(page, order, caller, nolock);
+		free_pages_slow(page, order, caller, how);
 		return;
 	}
 	zone = free_pages_claim(page, order, caller);
@@ -1177,25 +1180,25 @@ static __always_inline void free_pages_caller(struct page *page,
 	if (likely(order <= PCP_MAX_ORDER) &&
 	    likely(free_to_pcp_fast(zone, page, order)))
 		return;
-	free_claimed_slow(zone, page, order, nolock);
+	free_claimed_slow(zone, page, order, how);
 }
 
 void __free_pages(struct page *page, unsigned int order)
 {
-	free_pages_caller(page, order, _RET_IP_, false);
+	free_pages_caller(page, order, _RET_IP_, LOCK_SPIN);
 }
 
 void free_pages(unsigned long addr, unsigned int order)
 {
 	if (addr)
 		free_pages_caller(virt_to_page((void *)addr), order, _RET_IP_,
-				  false);
+				  LOCK_SPIN);
 }
 
 /* Any context, NMI included: trylocks only; never loses the block. */
 void free_pages_nolock(struct page *page, unsigned int order)
 {
-	free_pages_caller(page, order, _RET_IP_, true);
+	free_pages_caller(page, order, _RET_IP_, LOCK_TRY);
 }
 
 /* ---- boot ---- */

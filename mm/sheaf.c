@@ -71,13 +71,14 @@
  *
  * Any context (alloc_from_pcs_nolock/free_to_pcs_nolock, for
  * kmalloc_nolock()/kfree_nolock(), docs/any-context.md): the same steps
- * with allow_spin = false, so the barn is only trylocked, minus every step
- * that would drop the lock or allocate: no refill (it would unlock and
- * make slabs), no new sheaf (a sheaf comes from kmalloc's caches: hazard 4,
- * recursion), no flush (it frees slabs).  A trade with the barn is one
- * visit that takes one sheaf and leaves one of the other kind, and only
- * while the list it leaves one on is under its limit, so no limit is ever
- * passed.  When nothing works the caller goes to the slabs.
+ * with LOCK_TRY (include/spinlock.h), so the barn is only trylocked,
+ * minus every step that would drop the lock or allocate: no refill (it
+ * would unlock and make slabs), no new sheaf (a sheaf comes from kmalloc's
+ * caches: hazard 4, recursion), no flush (it frees slabs).  A trade with
+ * the barn is one visit that takes one sheaf and leaves one of the other
+ * kind, and only while the list it leaves one on is under its limit, so
+ * no limit is ever passed.  When nothing works the caller goes to the
+ * slabs.
  *
  * Flushing (kmem_cache_shrink(), kmem_cache_destroy()): each CPU's
  * sheaves are taken away by an IPI on that CPU (a few stores under its
@@ -306,15 +307,6 @@ static struct slab_sheaf *alloc_full_sheaf(struct kmem_cache *s, gfp_t gfp)
 /* The barn (barn->lock inside; IRQs off)                                  */
 /* ---------------------------------------------------------------------- */
 
-static bool barn_lock(struct node_barn *barn, bool allow_spin,
-		      unsigned long *flags)
-{
-	if (!allow_spin)
-		return spin_trylock_irqsave(&barn->lock, *flags);
-	spin_lock_irqsave(&barn->lock, *flags);
-	return true;
-}
-
 /* This CPU's node's barn (the caller holds its sheaf lock or has IRQs
  * off, so it stays on this CPU). */
 static struct node_barn *cache_barn(struct kmem_cache *s)
@@ -322,8 +314,10 @@ static struct node_barn *cache_barn(struct kmem_cache *s)
 	return &get_node(s, numa_node_id())->barn;
 }
 
-static struct slab_sheaf *barn_take_locked(struct node_barn *barn, bool full)
+static struct slab_sheaf *barn_take_locked(struct node_barn *barn,
+					   enum barn_list which)
 {
+	bool full = which == SHEAVES_FULL;
 	struct list_head *list = full ? &barn->sheaves_full
 				       : &barn->sheaves_empty;
 	struct slab_sheaf *sheaf;
@@ -354,16 +348,17 @@ static void barn_put_locked(struct node_barn *barn, struct slab_sheaf *sheaf)
 }
 
 /* A full (non-empty) or an empty sheaf from the barn, or NULL. */
-static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full,
-					 bool allow_spin)
+static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s,
+					 enum barn_list which,
+					 enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *sheaf;
 	unsigned long flags;
 
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
-	sheaf = barn_take_locked(barn, full);
+	sheaf = barn_take_locked(barn, which);
 	spin_unlock_irqrestore(&barn->lock, flags);
 	stat(s, sheaf ? BARN_GET : BARN_GET_FAIL);
 	return sheaf;
@@ -371,10 +366,16 @@ static struct slab_sheaf *barn_get_sheaf(struct kmem_cache *s, bool full,
 
 /*
  * Store a sheaf in the barn.  Refused (false) when its list is at its
- * limit, unless force: a full sheaf that cannot be dropped (see above).
+ * limit, unless BARN_PAST_LIMIT: a full sheaf that cannot be dropped (see
+ * above).
  */
+enum barn_limit {
+	BARN_WITHIN_LIMIT,
+	BARN_PAST_LIMIT,
+};
+
 static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
-			   bool force)
+			   enum barn_limit limit)
 {
 	/* Spins: never called from the any-context paths. */
 	struct node_barn *barn = cache_barn(s);
@@ -383,10 +384,10 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
 
 	if (bootstrap_sheaf_escapes(sheaf, "the barn"))
 		return false;
-	if (!barn_lock(barn, true, &flags))
-		return false;
-	ok = force || (sheaf->size ? barn->nr_full < BARN_MAX_FULL
-				   : barn->nr_empty < BARN_MAX_EMPTY);
+	spin_lock_irqsave(&barn->lock, flags);
+	ok = limit == BARN_PAST_LIMIT ||
+	     (sheaf->size ? barn->nr_full < BARN_MAX_FULL
+			  : barn->nr_empty < BARN_MAX_EMPTY);
 	if (ok)
 		barn_put_locked(barn, sheaf);
 	spin_unlock_irqrestore(&barn->lock, flags);
@@ -398,7 +399,7 @@ static bool barn_put_sheaf(struct kmem_cache *s, struct slab_sheaf *sheaf,
  * no empty sheaf or no room for another full one. */
 static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 						  struct slab_sheaf *full,
-						  bool allow_spin)
+						  enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *empty = NULL;
@@ -406,10 +407,10 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 
 	if (bootstrap_sheaf_escapes(full, "the barn"))
 		return NULL;
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
 	if (barn->nr_full < BARN_MAX_FULL && barn->nr_empty) {
-		empty = barn_take_locked(barn, false);
+		empty = barn_take_locked(barn, SHEAVES_EMPTY);
 		barn_put_locked(barn, full);
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
@@ -424,11 +425,11 @@ static struct slab_sheaf *barn_replace_full_sheaf(struct kmem_cache *s,
 
 /* Trade an empty sheaf for a full one in one visit; NULL if the barn has
  * no full sheaf, no room for another empty one (the trade leaves one
- * more empty and one fewer full), or, with !allow_spin, its lock was
+ * more empty and one fewer full), or, with LOCK_TRY, its lock was
  * taken. */
 static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 						   struct slab_sheaf *empty,
-						   bool allow_spin)
+						   enum lock_how how)
 {
 	struct node_barn *barn = cache_barn(s);
 	struct slab_sheaf *full = NULL;
@@ -436,10 +437,10 @@ static struct slab_sheaf *barn_replace_empty_sheaf(struct kmem_cache *s,
 
 	if (bootstrap_sheaf_escapes(empty, "the barn"))
 		return NULL;
-	if (!barn_lock(barn, allow_spin, &flags))
+	if (!spin_lock_irqsave_or_try(&barn->lock, &flags, how))
 		return NULL;
 	if (barn->nr_full && barn->nr_empty < BARN_MAX_EMPTY) {
-		full = barn_take_locked(barn, true);
+		full = barn_take_locked(barn, SHEAVES_FULL);
 		barn_put_locked(barn, empty);
 	}
 	spin_unlock_irqrestore(&barn->lock, flags);
@@ -496,7 +497,7 @@ static void stash_empty_sheaf_locked(struct kmem_cache *s,
 		pcs_install_spare_locked(s, pcs, empty);
 		return;
 	}
-	if (barn_put_sheaf(s, empty, false))
+	if (barn_put_sheaf(s, empty, BARN_WITHIN_LIMIT))
 		return;
 	free_empty_sheaf(s, empty);  /* list_lock inside: allowed by order */
 }
@@ -528,7 +529,7 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		swap_main_spare_locked(s, pcs);
 		return pcs;
 	}
-	full = barn_get_sheaf(s, true, true);
+	full = barn_get_sheaf(s, SHEAVES_FULL, LOCK_SPIN);
 	if (full) {
 		old = pcs->main;
 		pcs->main = full;
@@ -559,10 +560,10 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 		old = pcs->spare;
 		pcs->spare = NULL;
 		pcs_install_spare_locked(s, pcs, full);
-		if (!barn_put_sheaf(s, old, false))
+		if (!barn_put_sheaf(s, old, BARN_WITHIN_LIMIT))
 			free_empty_sheaf(s, old);
 	} else {
-		barn_put_sheaf(s, full, true);  /* may exceed the limit */
+		barn_put_sheaf(s, full, BARN_PAST_LIMIT);
 	}
 	return pcs;
 }
@@ -606,8 +607,10 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 		goto push;
 	}
 	/* 2. An empty sheaf from the barn for our full one. */
-	empty = main == &bootstrap_sheaf ? barn_get_sheaf(s, false, true)
-					 : barn_replace_full_sheaf(s, main, true);
+	if (main == &bootstrap_sheaf)
+		empty = barn_get_sheaf(s, SHEAVES_EMPTY, LOCK_SPIN);
+	else
+		empty = barn_replace_full_sheaf(s, main, LOCK_SPIN);
 	if (empty) {
 		pcs->main = empty;
 		goto push;
@@ -649,7 +652,7 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 				pcs_install_spare_locked(s, pcs, main);
 				goto push;
 			}
-			if (barn_put_sheaf(s, main, false)) {
+			if (barn_put_sheaf(s, main, BARN_WITHIN_LIMIT)) {
 				pcs->main = empty;
 				goto push;
 			}
@@ -746,11 +749,11 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 		if (pcs->spare && pcs->spare->size) {
 			swap_main_spare_locked(s, pcs);
 		} else if (pcs->main == &bootstrap_sheaf) {
-			full = barn_get_sheaf(s, true, false);
+			full = barn_get_sheaf(s, SHEAVES_FULL, LOCK_TRY);
 			if (full)
 				pcs->main = full;
 		} else {
-			full = barn_replace_empty_sheaf(s, pcs->main, false);
+			full = barn_replace_empty_sheaf(s, pcs->main, LOCK_TRY);
 			if (full)
 				pcs->main = full;
 		}
@@ -786,9 +789,12 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 		if (pcs->spare && pcs->spare->size < pcs->spare->capacity) {
 			swap_main_spare_locked(s, pcs);
 		} else {
-			empty = pcs->main == &bootstrap_sheaf
-				? barn_get_sheaf(s, false, false)
-				: barn_replace_full_sheaf(s, pcs->main, false);
+			if (pcs->main == &bootstrap_sheaf)
+				empty = barn_get_sheaf(s, SHEAVES_EMPTY,
+						       LOCK_TRY);
+			else
+				empty = barn_replace_full_sheaf(s, pcs->main,
+								LOCK_TRY);
 			if (empty)
 				pcs->main = empty;
 		}
@@ -831,7 +837,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 			swap_main_spare_locked(s, pcs);
 			continue;
 		}
-		full = barn_get_sheaf(s, true, true);
+		full = barn_get_sheaf(s, SHEAVES_FULL, LOCK_SPIN);
 		if (!full)
 			break;
 		old = pcs->main;
@@ -877,7 +883,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		}
 		if (main == &bootstrap_sheaf)
 			break;
-		empty = barn_replace_full_sheaf(s, main, true);
+		empty = barn_replace_full_sheaf(s, main, LOCK_SPIN);
 		if (!empty)
 			break;
 		pcs->main = empty;
@@ -911,12 +917,12 @@ static void rcu_free_sheaf_cb(struct rcu_head *head)
 	for (i = 0; i < sheaf->size; i++)
 		kasan_slab_free(s, sheaf->objects[i]);
 	mm_point(MM_POINT_RCU_SHEAF_RETURNED, s);
-	if (sheaf->size && barn_put_sheaf(s, sheaf, false)) {
+	if (sheaf->size && barn_put_sheaf(s, sheaf, BARN_WITHIN_LIMIT)) {
 		stat(s, RCU_SHEAF_RETURN);
 	} else {
 		sheaf_flush(s, sheaf);
 		stat(s, RCU_SHEAF_RETURN_FLUSH);
-		if (!barn_put_sheaf(s, sheaf, false))
+		if (!barn_put_sheaf(s, sheaf, BARN_WITHIN_LIMIT))
 			free_empty_sheaf(s, sheaf);
 	}
 	slab_rcu_pending_dec(s);
@@ -945,14 +951,14 @@ static void rcu_free_submit_locked(struct kmem_cache *s,
 /*
  * kfree_rcu(): keep object in this CPU's rcu_free sheaf.  A sheaf that
  * becomes full is submitted at once.  No rcu_free sheaf yet: an empty one
- * from the barn, else (allow_spin only) one allocated with the lock
+ * from the barn, else (LOCK_SPIN only) one allocated with the lock
  * dropped, and everything read again after relocking.  False, with
  * nothing done, when the lock was held (an NMI's kfree_rcu_nolock() over
  * a slow path) or no sheaf could be had: the caller falls back.
- * allow_spin false: the any-context variant (barn trylocked, nothing
+ * LOCK_TRY: the any-context variant (barn trylocked, nothing
  * allocated).
  */
-bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, enum lock_how how)
 {
 	struct slub_percpu_sheaves *pcs = this_pcs(s);
 	struct slab_sheaf *sheaf, *extra = NULL;
@@ -965,8 +971,8 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
 		return false;
 	mm_point(MM_POINT_RCU_SHEAF_LOCKED, s);
 	if (!pcs->rcu_free) {
-		sheaf = barn_get_sheaf(s, false, allow_spin);
-		if (!sheaf && allow_spin) {
+		sheaf = barn_get_sheaf(s, SHEAVES_EMPTY, how);
+		if (!sheaf && how == LOCK_SPIN) {
 			local_unlock_irqrestore(&pcs->lock, flags);
 			mm_point(MM_POINT_RCU_SHEAF_UNLOCKED, s);
 			sheaf = alloc_empty_sheaf(s, GFP_NOWAIT,
@@ -998,7 +1004,7 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin)
 	if (sheaf->size == sheaf->capacity)
 		rcu_free_submit_locked(s, pcs);
 	local_unlock_irqrestore(&pcs->lock, flags);
-	if (extra && !barn_put_sheaf(s, extra, false))
+	if (extra && !barn_put_sheaf(s, extra, BARN_WITHIN_LIMIT))
 		free_empty_sheaf(s, extra);
 	return true;
 }
@@ -1180,9 +1186,9 @@ static void barn_shrink(struct kmem_cache *s, struct node_barn *barn)
 	LIST_HEAD(empty);
 
 	spin_lock_irqsave(&barn->lock, flags);
-	while ((sheaf = barn_take_locked(barn, true)))
+	while ((sheaf = barn_take_locked(barn, SHEAVES_FULL)))
 		list_add(&sheaf->barn_list, &full);
-	while ((sheaf = barn_take_locked(barn, false)))
+	while ((sheaf = barn_take_locked(barn, SHEAVES_EMPTY)))
 		list_add(&sheaf->barn_list, &empty);
 	spin_unlock_irqrestore(&barn->lock, flags);
 	mm_point(MM_POINT_BARN_SHRINK_UNLOCKED, s);
@@ -1269,7 +1275,7 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 		local_unlock_irqrestore(&pcs->lock, flags);
 	}
 	if (!sheaf)
-		sheaf = barn_get_sheaf(s, true, true);
+		sheaf = barn_get_sheaf(s, SHEAVES_FULL, LOCK_SPIN);
 	if (!sheaf)
 		sheaf = alloc_empty_sheaf(s, gfp, s->sheaf_capacity);
 	if (!sheaf)
@@ -1349,10 +1355,11 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 	if (!sheaf)
 		return;
 	mm_point(MM_POINT_RETURN_UNLOCKED, s);
-	if (sheaf->size == sheaf->capacity && barn_put_sheaf(s, sheaf, false))
+	if (sheaf->size == sheaf->capacity &&
+	    barn_put_sheaf(s, sheaf, BARN_WITHIN_LIMIT))
 		return;
 	sheaf_flush(s, sheaf);
-	if (!barn_put_sheaf(s, sheaf, false))
+	if (!barn_put_sheaf(s, sheaf, BARN_WITHIN_LIMIT))
 		free_empty_sheaf(s, sheaf);
 }
 

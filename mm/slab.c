@@ -1,6 +1,19 @@
 /*
- * slab.c - object caches over buddy blocks: slabs, hardened freelists,
- * cache creation and destruction, debugging, and slabinfo.
+ * slab.c - the slab core: slabs over buddy blocks, their hardened
+ * freelists and lists, and objects to and from them; kmem_cache_alloc(),
+ * kmem_cache_free() and their bulk and node variants; the NUMA rules.
+ *
+ * The slab layer in files (docs/slab-and-sheaves.md walks through them):
+ *   slab.c         this file: slabs, objects to and from them, allocation
+ *                  and free, nodes
+ *   sheaf.c        per-CPU sheaves and the per-node barn: the fast paths
+ *   slab_nolock.c  the same from any context, and the deferred list
+ *   slab_debug.c   reports and the checks of debug caches
+ *   slab_common.c  the life of a cache: geometry, create, shrink, destroy,
+ *                  boot, slabinfo and statistics
+ *   kmalloc.c      size classes over those caches; slab_rcu.c kfree_rcu()
+ *   slab_internal.h  what they share: struct kmem_cache, the inline fast
+ *                  paths, the object layout and the free-pointer helpers
  *
  * A slab is a buddy block of 2^s->order pages cut into s->objects objects
  * of s->size bytes.  Every page of the block has PG_slab and points at the
@@ -17,27 +30,21 @@
  * is encoded the same way against its own address.  A free refuses an
  * object that is already the head of its slab's freelist (free(a);
  * free(a) would otherwise make a its own successor), as Linux's hardened
- * freelist does; debug caches check double frees fully.
- *
- * Object layout (stride s->size):
- *
- *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | pad to align |
- *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
- *
- * The free pointer lives in the middle of the object unless no byte of a
- * free object can hold it (a constructor, poisoning, a red zone that would
- * overlap it: freeptr_outside_object()); then it sits after the red zone.  Debug
- * caches (any SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each
- * object as it leaves and enters a slab, under list_lock; they have no
- * sheaves, so every object passes those checks.
+ * freelist does; debug caches check double frees fully (slab_debug.c).
+ * The object layout (where the free pointer, red zone and tracks sit) is
+ * drawn in slab_internal.h.
  *
  * Slabs of a node sit on `partial` (some objects free) or `full` (none
  * free).  A slab that becomes empty goes back to the buddy unless fewer
  * than s->min_partial slabs are on the partial list.  Tracking full slabs
  * costs a list move and lets kmem_cache_destroy() name every leaked object.
  *
- * Lock order (outermost first), for the whole slab allocator:
+ * Lock order (outermost first), for the whole slab allocator; the other
+ * slab files point here:
  *
+ *   0. slab_caches_lock        spinlock, IRQs off (slab_common.c): the
+ *                              cache list; only slabinfo_show() takes
+ *                              another lock (each list_lock) inside it
  *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c);
  *                              IRQs off in the slow paths, on in the
  *                              inline fast paths
@@ -51,171 +58,35 @@
  * across alloc_pages()/__free_pages(): new slabs are made before taking it
  * and empty ones freed after dropping it, so a later trylock-only path
  * (kmalloc_nolock) can swap in try_alloc_pages() without inverting any
- * order.  Functions ending in _locked expect list_lock held.
- *
- * ANY CONTEXT (slab_alloc_nolock/slab_free_nolock, behind kmalloc_nolock()
- * and kfree_nolock(); docs/any-context.md).  The same lock order, but each
- * lock is tried once (allow_spin = false) and new slabs come from
- * try_alloc_pages().  Allocation: sheaves, then one partial slab, then
- * one fresh slab; each step at most once, so a cache whose locks always
- * fail (a debug cache has no sheaves) fails at once instead of looping.
- * A fresh slab that cannot be put on the list (list_lock taken meanwhile)
- * was never counted on the node: it is handed straight back and counted
- * freed, so nr_slabs and the slab_alloc/slab_free statistics still agree.
- * Free: sheaves, then list_lock, else the object is parked on this CPU's
- * *deferred list* (below) and an irq_work frees it soon after.
+ * order.  Functions ending in _locked expect list_lock held.  The
+ * any-context paths (slab_nolock.c) take the same locks in the same order,
+ * each only tried, once.  The console's lock (kernel/printk.c) comes after
+ * all of them: a report (slab_bug()) prints under list_lock, slabinfo
+ * under slab_caches_lock.
  *
  * SHADOW (host only, include/kasan.h).  A new slab is poisoned whole; an
  * object is unpoisoned (kasan_slab_alloc()) as it leaves for a caller and
  * poisoned (kasan_slab_free()) once slab_free_check() accepted its free.
  * This file reads and writes free objects and metadata by design, so the
- * host builds it without ASan instrumentation, and slab_fill() writes the
- * bytes no caller owns.  Empty in the kernel.
- *
- * THE DEFERRED LIST.  Per CPU, lock-free: a push is one compare-and-swap
- * on the head, the drain takes the whole list with one exchange (llist.h
- * explains why that is safe).  Objects of any cache are linked through
- * their own free-pointer slot, and the link is stored *encoded* with the
- * object's cache hardening like a slab freelist pointer, plus
- * DEFERRED_LINK_TAG (slab_internal.h), so a stray write into it decodes to
- * garbage (hazard 1 of Linux) and a freelist link and a deferred link never
- * pass for each other.  The drain validates each link before following it
- * (reported, never followed); a free that reaches a slab refuses an object
- * that is parked or already free, and a park one that is parked or free
- * (defer_free_check()), so a double free that meets the list is caught on
- * every cache without sheaves.  Only
- * this CPU pushes (normal code, its IRQs and NMIs); the drain runs on this
- * CPU in IRQ context (its irq_work, or the IPI of slab_deferred_flush_all()),
- * where no allocator spinlock of this CPU can be held; the sheaf lock is
- * only tried (on the host the inline fast paths hold it with IRQs on; in
- * the kernel they are restartable sequences and take no lock).
- * kmem_cache_shrink() and kmem_cache_destroy() flush every CPU's list
- * first, so no object of a cache outlives it there.
+ * host builds it without ASan instrumentation (as slab_nolock.c and
+ * slab_debug.c), and slab_fill() writes the bytes no caller owns.  Empty
+ * in the kernel.
  */
-#include <irq_work.h>
 #include <kernel.h>
-#include <kunit.h>
-#include <nolock_stats.h>
 #include <printk.h>
-#include <prandom.h>
 #include <string.h>
 #include "internal.h"
 #include "slab_internal.h"
 
-#define MIN_PARTIAL_LOW    2
-#define MIN_PARTIAL_HIGH   5
-#define WORD               sizeof(void *)
-
-/* Debug byte patterns (the values Linux uses, so dumps look familiar). */
-#define POISON_FREE        0x6b  /* a free object's bytes */
-#define POISON_END         0xa5  /* a free object's last byte */
-#define SLUB_RED_INACTIVE  0xbb  /* red zone of a free object */
-#define SLUB_RED_ACTIVE    0xcc  /* red zone of an allocated object */
-#define REDZONE_SIZE       WORD
-
-BUILD_BUG_ON(sizeof(struct slub_percpu_sheaves) != SLAB_CACHE_LINE);
-
-LIST_HEAD(slab_caches);
-DEFINE_SPINLOCK(slab_caches_lock);
-
-bool slab_report_count_only;
-unsigned long slab_reports;
-
-static bool slab_up;          /* kmem_cache works: caches can be made */
-static bool slab_available;   /* and the kmalloc caches exist (atomic) */
-static slab_flags_t slub_debug_flags;
-static const char *slub_debug_names;   /* ",a,b" after the letters, or NULL */
-static unsigned long cache_serial;
-
-/*
- * The cache of struct kmem_cache, itself static so it needs no cache.
- * Static storage cannot wait for the CPU count, so it has room for
- * NR_CPUS lines; only the first nr_cpu_possible are ever used.  (A union
- * may hold a struct with a flexible array, C11 6.7.2.1.)
- */
-static union {
-	struct kmem_cache cache;
-	char bytes[sizeof(struct kmem_cache) +
-		   NR_CPUS * sizeof(struct slub_percpu_sheaves)];
-} kmem_cache_boot_storage __aligned(SLAB_CACHE_LINE);
-#define kmem_cache_boot (kmem_cache_boot_storage.cache)
-
-/* Kernel symbol lookup when linked into the kernel; absent on the host. */
-void kallsyms_format(unsigned long addr, char *buf, size_t size)
-	__attribute__((weak));
-
-const char *const slab_stat_names[NR_SLAB_STAT_ITEMS] = {
-	[ALLOC_PCS] = "alloc_pcs",         [ALLOC_SLOWPATH] = "alloc_slow",
-	[FREE_PCS] = "free_pcs",           [FREE_SLOWPATH] = "free_slow",
-	[SHEAF_SWAP] = "sheaf_swap",       [SHEAF_REFILL] = "sheaf_refill",
-	[SHEAF_FLUSH] = "sheaf_flush",     [SHEAF_ALLOC] = "sheaf_alloc",
-	[SHEAF_FREE] = "sheaf_free",       [BARN_GET] = "barn_get",
-	[BARN_GET_FAIL] = "barn_get_fail", [BARN_PUT] = "barn_put",
-	[BARN_PUT_FAIL] = "barn_put_fail", [SHEAF_PREFILL] = "sheaf_prefill",
-	[SHEAF_RETURN] = "sheaf_return",   [ALLOC_SLAB] = "slab_alloc",
-	[FREE_SLAB] = "slab_free",         [SHEAF_FLUSH_BUSY] = "flush_busy",
-	[FREE_RCU_SHEAF] = "free_rcu_sheaf",
-	[FREE_RCU_FALLBACK] = "free_rcu_fallback",
-	[RCU_SHEAF_SUBMIT] = "rcu_sheaf_submit",
-	[RCU_SHEAF_RETURN] = "rcu_sheaf_return",
-	[RCU_SHEAF_RETURN_FLUSH] = "rcu_sheaf_return_flush",
-};
-
-/*
- * True once kmem_cache_init() is over, kmalloc caches included.  Any
- * context: kmalloc_nolock() asks, and an NMI may arrive while
- * kmalloc_init() is still making the caches (slab_up is already true
- * then, so kmem_cache_create() works, but kmalloc's cache pointers are not
- * all set).
- */
-bool slab_is_available(void)
-{
-	return __atomic_load_n(&slab_available, __ATOMIC_ACQUIRE);
-}
-
-const char *kmem_cache_name(const struct kmem_cache *s)
-{
-	return s->name;
-}
-
-unsigned int kmem_cache_size(const struct kmem_cache *s)
-{
-	return s->object_size;
-}
-
-static bool is_debug_cache(const struct kmem_cache *s)
-{
-	return s->flags & SLAB_DEBUG_FLAGS;
-}
-
 /* ---------------------------------------------------------------------- */
-/* Slabs and object addresses                                              */
+/* Slabs and object addresses (the inline helpers: slab_internal.h)        */
 /* ---------------------------------------------------------------------- */
-
-static void *slab_base(const struct page *slab)
-{
-	return page_address(slab);
-}
-
-/* The head page of the slab holding addr, or NULL if addr is no slab's. */
-/* Index of object in slab, or -1 if it is not an object's first byte. */
-static long object_index(const struct kmem_cache *s, const struct page *slab,
-			 const void *object)
-{
-	unsigned long off = (unsigned long)object -
-			    (unsigned long)slab_base(slab);
-
-	if ((unsigned long)object < (unsigned long)slab_base(slab) ||
-	    off % s->size || off / s->size >= slab->objects)
-		return -1;
-	return (long)(off / s->size);
-}
 
 /*
  * Is p the first byte of an object in some slab (of any cache)?  Safe on
  * any value: it reads only the memmap, never p itself.
  */
-static bool is_slab_object(const void *p)
+bool is_slab_object(const void *p)
 {
 	struct page *slab = virt_to_slab(p);
 	struct kmem_cache *s;
@@ -224,365 +95,6 @@ static bool is_slab_object(const void *p)
 		return false;
 	s = READ_ONCE(slab->slab_cache);
 	return s && object_index(s, slab, p) >= 0;
-}
-
-/* ---- the hardened free pointer (encoding: slab_internal.h) ---- */
-
-static void **freeptr_slot(const struct kmem_cache *s, void *object)
-{
-	return (void **)((char *)object + s->offset);
-}
-
-static void *get_freepointer(const struct kmem_cache *s, void *object)
-{
-	void **slot = freeptr_slot(s, object);
-
-	return freeptr_decode(s, (unsigned long)*slot, slot);
-}
-
-static void set_freepointer(const struct kmem_cache *s, void *object,
-			    void *next)
-{
-	void **slot = freeptr_slot(s, object);
-
-	*slot = (void *)freeptr_encode(s, next, slot);
-}
-
-/*
- * What the slot of an allocated object holds when it leaves its slab: a
- * value that decodes, as a freelist link and as a deferred one, to a
- * non-canonical address.  So a stale link left in an object whose user
- * never writes the slot can never make a later free think the object is
- * free or parked already.
- */
-#define FREEPTR_IN_USE ((void *)(1ul << 62))
-
-static void clear_freepointer(const struct kmem_cache *s, void *object)
-{
-	set_freepointer(s, object, FREEPTR_IN_USE);
-}
-
-/*
- * Does object look free in slab: its slot holds a freelist link (NULL or
- * an object of the same slab)?  An allocated object's slot holds its data
- * or FREEPTR_IN_USE, which decode to something else (data passes only by
- * guessing s->random).  Exact for the freelist head (object == the head:
- * free(a); free(a)), and cheap enough for every free that reaches a slab.
- */
-static bool object_looks_free(const struct kmem_cache *s, struct page *slab,
-			      void *object)
-{
-	void *next = get_freepointer(s, object);
-
-	return !next || object_index(s, slab, next) >= 0;
-}
-
-/* The deferred-list link of a parked object (slab_internal.h). */
-static void *get_deferred_link(const struct kmem_cache *s, void *object)
-{
-	void **slot = freeptr_slot(s, object);
-
-	return deferred_link_decode(s, (unsigned long)*slot, slot);
-}
-
-/*
- * Does object look parked on a deferred list: its slot holds a deferred
- * link (NULL or a slab object, encoded with the tag)?  An allocated
- * object's slot holds its data or an old freelist link, which decode to a
- * non-canonical or random value that is no slab object (the chance that
- * data passes is that of guessing s->random).
- */
-static bool object_is_parked(const struct kmem_cache *s, void *object)
-{
-	void *next = get_deferred_link(s, object);
-
-	return !next || is_slab_object(next);
-}
-
-static void *slab_freelist(const struct kmem_cache *s, struct page *slab)
-{
-	return freeptr_decode(s, (unsigned long)slab->freelist,
-			      &slab->freelist);
-}
-
-static void set_slab_freelist(const struct kmem_cache *s, struct page *slab,
-			      void *object)
-{
-	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Reports                                                                 */
-/* ---------------------------------------------------------------------- */
-
-static void format_caller(unsigned long addr, char *buf, size_t size)
-{
-	if (kallsyms_format)
-		kallsyms_format(addr, buf, size);
-	else
-		snprintf(buf, size, "%#lx", addr);
-}
-
-static struct slab_track *object_tracks(const struct kmem_cache *s,
-					void *object)
-{
-	unsigned int off = s->inuse;
-
-	if (s->flags & SLAB_RED_ZONE)
-		off += REDZONE_SIZE;
-	if (s->offset >= s->inuse)
-		off += WORD;
-	return (struct slab_track *)((char *)object + off);
-}
-
-struct slab_track *slab_object_tracks(const struct kmem_cache *s,
-				      void *object)
-{
-	return object_tracks(s, object);
-}
-
-static void print_track(const char *what, const struct slab_track *t)
-{
-	char sym[96];
-
-	if (!t->valid)
-		return;
-	format_caller(t->addr, sym, sizeof(sym));
-	pr_err("  last %s by %s on cpu%u\n", what, sym, t->cpu);
-}
-
-/*
- * Report a problem with an object.  Panics unless the tests asked for
- * reports to be counted (slab_report_count_only).
- */
-void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
-	      const char *fmt, ...)
-{
-	char msg[128], sym[96];
-	struct page *slab = object ? virt_to_slab(object) : NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	format_caller(caller, sym, sizeof(sym));
-	pr_err("=============================================================\n");
-	kunit_print_report(LOGLEVEL_ERR, "BUG %s: %s", s ? s->name : "(no cache)",
-			   msg);
-	if (slab && s && slab->slab_cache == s)
-		pr_err("  object %p (slab %p, object %ld of %u)\n", object,
-		       slab_base(slab), object_index(s, slab, object),
-		       slab->objects);
-	else
-		pr_err("  object %p (not in a slab of this cache)\n", object);
-	pr_err("  caller %s\n", sym);
-	if (s && (s->flags & SLAB_STORE_USER) && slab && slab->slab_cache == s &&
-	    object_index(s, slab, object) >= 0) {
-		struct slab_track *t = object_tracks(s, (void *)object);
-
-		print_track("alloc", &t[0]);
-		print_track("free", &t[1]);
-	}
-	if (!slab_report_count_only)
-		panic("slab: %s in cache %s (object %p)", msg,
-		      s ? s->name : "?", object);
-	__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Debug checks (debug caches only, under list_lock)                       */
-/* ---------------------------------------------------------------------- */
-
-static unsigned int red_zone_end(const struct kmem_cache *s)
-{
-	return s->inuse + REDZONE_SIZE;
-}
-
-static void set_track(struct kmem_cache *s, void *object, int which,
-		      unsigned long caller)
-{
-	struct slab_track *t;
-
-	if (!(s->flags & SLAB_STORE_USER))
-		return;
-	t = &object_tracks(s, object)[which];
-	t->addr = caller;
-	t->cpu = smp_processor_id();
-	t->valid = 1;
-}
-
-/*
- * Fill bytes of a slot that no caller owns: a free object's poison, red
- * zones, tracking records.  On the host those bytes are poisoned for
- * AddressSanitizer (include/kasan.h), and its runtime checks memset() even
- * when called from this uninstrumented file, so they are written one by
- * one there (volatile, so the compiler does not turn the loop back into a
- * memset() call).
- */
-static void slab_fill(void *p, u8 value, size_t n)
-{
-	if (KASAN_ENABLED) {
-		volatile u8 *b = p;
-
-		while (n--)
-			*b++ = value;
-		return;
-	}
-	memset(p, value, n);
-}
-
-/* Fill the debug areas for a free (active == false) or allocated object. */
-static void init_object(struct kmem_cache *s, void *object, bool active)
-{
-	u8 *p = object;
-
-	if ((s->flags & SLAB_POISON) && !active) {
-		slab_fill(p, POISON_FREE, s->object_size - 1);
-		p[s->object_size - 1] = POISON_END;
-	}
-	if (s->flags & SLAB_RED_ZONE)
-		slab_fill(p + s->object_size,
-			  active ? SLUB_RED_ACTIVE : SLUB_RED_INACTIVE,
-			  red_zone_end(s) - s->object_size);
-}
-
-/* First byte in [from, to) of object that is not `value`, or -1. */
-static long first_mismatch(const u8 *p, unsigned int from, unsigned int to,
-			   u8 value)
-{
-	unsigned int i;
-
-	for (i = from; i < to; i++)
-		if (p[i] != value)
-			return i;
-	return -1;
-}
-
-static bool red_zone_is(const struct kmem_cache *s, const void *object,
-			u8 value)
-{
-	return first_mismatch(object, s->object_size, red_zone_end(s),
-			      value) < 0;
-}
-
-/*
- * kmalloc red zone: a debug kmalloc cache keeps, per object, the size the
- * caller asked for, and fills the bytes from there to the class size with
- * SLUB_RED_ACTIVE, so that kmalloc(20) writing byte 25 of a 32-byte object
- * is reported on free like a write past the object's end.
- */
-static unsigned long *orig_size_slot(const struct kmem_cache *s, void *object)
-{
-	return (unsigned long *)((char *)object + s->orig_size_offset);
-}
-
-void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size)
-{
-	if (!s->orig_size_offset || size > s->object_size)
-		return;
-	*orig_size_slot(s, object) = size;
-	slab_fill((char *)object + size, SLUB_RED_ACTIVE, s->object_size - size);
-}
-
-size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object)
-{
-	if (!s->orig_size_offset)
-		return s->object_size;
-	return min((size_t)*orig_size_slot(s, object), (size_t)s->object_size);
-}
-
-/* The bytes past the size asked for: untouched?  Reported if not. */
-static void check_kmalloc_red_zone(struct kmem_cache *s, void *object,
-				   unsigned long caller)
-{
-	unsigned long orig;
-	long bad;
-
-	if (!s->orig_size_offset)
-		return;
-	orig = *orig_size_slot(s, object);
-	if (orig >= s->object_size)
-		return;
-	bad = first_mismatch(object, (unsigned int)orig, s->object_size,
-			     SLUB_RED_ACTIVE);
-	if (bad >= 0)
-		slab_bug(s, object, caller,
-			 "kmalloc Redzone overwritten: byte %ld written, but only %lu bytes were asked for",
-			 bad, orig);
-}
-
-/* An object leaving its slab: it must still look free and untouched. */
-static void alloc_debug_checks(struct kmem_cache *s, void *object,
-			       unsigned long caller)
-{
-	const u8 *p = object;
-
-	if ((s->flags & SLAB_RED_ZONE) &&
-	    !red_zone_is(s, object, SLUB_RED_INACTIVE))
-		slab_bug(s, object, caller,
-			 "Redzone overwritten while the object was free");
-	if (s->flags & SLAB_POISON) {
-		long bad = first_mismatch(p, 0, s->object_size - 1,
-					  POISON_FREE);
-
-		if (bad < 0 && p[s->object_size - 1] != POISON_END)
-			bad = s->object_size - 1;
-		if (bad >= 0)
-			slab_bug(s, object, caller,
-				 "Poison overwritten (write after free): byte %ld is %#x",
-				 bad, p[bad]);
-	}
-	init_object(s, object, true);
-	if (s->orig_size_offset)   /* whole object until kmalloc says less */
-		*orig_size_slot(s, object) = s->object_size;
-	set_track(s, object, 0, caller);
-}
-
-static bool on_freelist_locked(struct kmem_cache *s, struct page *slab,
-			       void *object)
-{
-	void *p = slab_freelist(s, slab);
-	unsigned int n = 0;
-
-	while (p && n++ <= slab->objects) {
-		if (p == object)
-			return true;
-		if (object_index(s, slab, p) < 0)
-			return false;   /* corrupt: reported when popped */
-		p = get_freepointer(s, p);
-	}
-	return false;
-}
-
-/*
- * An object entering its slab.  False (after a report) when the free must
- * be refused: not an object, or already free.  A damaged red zone is
- * reported, repaired, and the object freed.
- */
-static bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
-				     void *object, unsigned long caller)
-{
-	if (object_index(s, slab, object) < 0) {
-		slab_bug(s, object, caller,
-			 "invalid free: not the start of an object");
-		return false;
-	}
-	if (s->flags & SLAB_RED_ZONE) {
-		if (red_zone_is(s, object, SLUB_RED_INACTIVE)) {
-			slab_bug(s, object, caller, "double free");
-			return false;
-		}
-		if (!red_zone_is(s, object, SLUB_RED_ACTIVE))
-			slab_bug(s, object, caller,
-				 "Redzone overwritten (write past the end)");
-		check_kmalloc_red_zone(s, object, caller);
-	} else if (on_freelist_locked(s, slab, object)) {
-		slab_bug(s, object, caller, "double free");
-		return false;
-	}
-	init_object(s, object, false);
-	set_track(s, object, 1, caller);
-	return true;
 }
 
 /*
@@ -637,9 +149,9 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 	for (i = 0; i < s->objects; i++) {
 		p = base + (unsigned long)i * s->size;
 		if (is_debug_cache(s))
-			init_object(s, p, false);
+			init_object(s, p, SLUB_RED_INACTIVE);
 		if (s->flags & SLAB_STORE_USER)   /* no stale "last free by" */
-			slab_fill(object_tracks(s, p), 0,
+			slab_fill(slab_object_tracks(s, p), 0,
 				  2 * sizeof(struct slab_track));
 		if (s->ctor)
 			s->ctor(p);
@@ -691,14 +203,13 @@ static void free_slab_rcu_cb(struct rcu_head *head)
 }
 
 /*
- * allow_spin false: the any-context free of pages (never waits).  The slab
+ * LOCK_TRY: the any-context free of pages (never waits).  The slab
  * stops being one here (a late free of one of its objects is refused as
  * no slab's), and is counted freed; a SLAB_TYPESAFE_BY_RCU slab's memory
  * stays as it is until a grace period has passed (call_rcu() works in
  * any context), so readers that found an object in it still read one.
  */
-static void free_slab(struct kmem_cache *s, struct page *slab,
-		      bool allow_spin)
+void free_slab(struct kmem_cache *s, struct page *slab, enum lock_how how)
 {
 	unsigned int i, nr_pages = 1u << s->order;
 
@@ -720,39 +231,28 @@ static void free_slab(struct kmem_cache *s, struct page *slab,
 		return;
 	}
 	INIT_LIST_HEAD(&slab->lru);
-	if (allow_spin)
+	if (how == LOCK_SPIN)
 		__free_pages(slab, s->order);
 	else
 		free_pages_nolock(slab, s->order);
 }
 
-static void free_slab_list(struct kmem_cache *s, struct list_head *list,
-			   bool allow_spin)
+void free_slab_list(struct kmem_cache *s, struct list_head *list,
+		    enum lock_how how)
 {
 	struct page *slab, *next;
 
+	if (list_empty(list))   /* the common case: nothing to free */
+		return;
 	list_for_each_entry_safe(slab, next, list, lru) {
 		list_del(&slab->lru);
-		free_slab(s, slab, allow_spin);
+		free_slab(s, slab, how);
 	}
 }
 
 /* ---------------------------------------------------------------------- */
 /* Objects to and from slabs (list_lock)                                   */
 /* ---------------------------------------------------------------------- */
-
-/*
- * Locking of list_lock.  allow_spin is false for the any-context paths
- * (slab_alloc_nolock/slab_free_nolock): one try, no spinning.
- */
-static bool list_lock_irqsave(struct kmem_cache_node *n, bool allow_spin,
-			      unsigned long *flags)
-{
-	if (!allow_spin)
-		return spin_trylock_irqsave(&n->list_lock, *flags);
-	spin_lock_irqsave(&n->list_lock, *flags);
-	return true;
-}
 
 /*
  * Take up to nr objects from one slab on the partial list; move it to
@@ -808,23 +308,6 @@ const char *const slab_numa_mode_names[NR_SLAB_NUMA_MODES] = {
 	[SLAB_NUMA_STRICT] = "strict",
 };
 
-/* May a request that prefers one node be served by another? */
-static bool slab_node_fallback_allowed(gfp_t gfp)
-{
-	return !(gfp & __GFP_THISNODE) && slab_numa_mode != SLAB_NUMA_STRICT;
-}
-
-/* The node a request prefers: node, or this CPU's memory node; -1 (after
- * NUMA_NO_NODE was resolved) for a node no request may name. */
-static int slab_preferred_node(int node)
-{
-	if (node == NUMA_NO_NODE)
-		return numa_mem_id();
-	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
-		return -1;
-	return node;
-}
-
 /* Up to nr objects from node nid's partial slabs; returns how many. */
 static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
 					   int preferred, unsigned int nr,
@@ -835,7 +318,7 @@ static unsigned int take_from_node_partial(struct kmem_cache *s, int nid,
 	unsigned long flags;
 	struct page *slab;
 
-	list_lock_irqsave(n, true, &flags);
+	spin_lock_irqsave(&n->list_lock, flags);
 	while (got < nr && !list_empty(&n->partial)) {
 		slab = list_first_entry(&n->partial, struct page, lru);
 		got += take_from_slab_locked(s, n, slab, nr - got, p + got,
@@ -859,7 +342,7 @@ static unsigned int take_from_new_slab(struct kmem_cache *s,
 	unsigned long flags;
 
 	mm_point(MM_POINT_SLAB_NEW_UNLINKED, s);
-	list_lock_irqsave(n, true, &flags);
+	spin_lock_irqsave(&n->list_lock, flags);
 	list_add(&slab->lru, &n->partial);
 	n->nr_partial++;
 	n->nr_slabs++;
@@ -867,6 +350,61 @@ static unsigned int take_from_new_slab(struct kmem_cache *s,
 	spin_unlock_irqrestore(&n->list_lock, flags);
 	numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, got);
 	return got;
+}
+
+/* One object from node nid's first partial slab, list_lock tried once. */
+void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
+				bool *busy, unsigned long caller)
+{
+	struct kmem_cache_node *n = get_node(s, nid);
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	if (!spin_trylock_irqsave(&n->list_lock, flags)) {
+		*busy = true;
+		return NULL;
+	}
+	if (!list_empty(&n->partial)) {
+		slab = list_first_entry(&n->partial, struct page, lru);
+		take_from_slab_locked(s, n, slab, 1, &object, caller);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (object)
+		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, 1);
+	return object;
+}
+
+/* One object from a fresh slab (on node preferred, or with gfp allowing
+ * it the nearest node with memory); the slab joins its node only if
+ * list_lock can be had, else it goes straight back (hazard 2). */
+void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
+			    bool *busy, unsigned long caller)
+{
+	struct kmem_cache_node *n;
+	void *object = NULL;
+	unsigned long flags;
+	struct page *slab;
+
+	slab = allocate_slab_nolock(s, gfp, preferred, busy);
+	if (!slab)
+		return NULL;
+	n = get_node(s, slab_nid(slab));
+	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
+	if (!spin_trylock_irqsave(&n->list_lock, flags)) {
+		/* Never on the node's lists nor in nr_slabs: freeing it
+		 * (counted in FREE_SLAB) puts every count back. */
+		*busy = true;
+		free_slab(s, slab, LOCK_TRY);
+		return NULL;
+	}
+	list_add(&slab->lru, &n->partial);
+	n->nr_partial++;
+	n->nr_slabs++;
+	take_from_slab_locked(s, n, slab, 1, &object, caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	numa_stat_count(NUMA_STAT_OBJECTS, preferred, slab_nid(slab), 1);
+	return object;
 }
 
 /*
@@ -924,9 +462,9 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
  * Put one object back on its slab.  An empty slab beyond the node's
  * minimum is unlinked onto *discard for the caller to free unlocked.
  */
-static void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
-				struct page *slab, void *object,
-				struct list_head *discard, unsigned long caller)
+void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+			 struct page *slab, void *object,
+			 struct list_head *discard, unsigned long caller)
 {
 	lockdep_assert_held(&n->list_lock);
 	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
@@ -976,592 +514,14 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 			if (n)
 				spin_unlock_irqrestore(&n->list_lock, flags);
 			n = want;
-			list_lock_irqsave(n, true, &flags);
+			spin_lock_irqsave(&n->list_lock, flags);
 		}
 		free_to_slab_locked(s, n, slab, p[i], &discard, caller);
 	}
 	if (n)
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
-	free_slab_list(s, &discard, true);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Any context: trylocks only (see the head comment)                       */
-/* ---------------------------------------------------------------------- */
-
-/* One object from node nid's first partial slab, list_lock tried once. */
-static void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid,
-				       int preferred, bool *busy,
-				       unsigned long caller)
-{
-	struct kmem_cache_node *n = get_node(s, nid);
-	void *object = NULL;
-	unsigned long flags;
-	struct page *slab;
-
-	if (!list_lock_irqsave(n, false, &flags)) {
-		*busy = true;
-		return NULL;
-	}
-	if (!list_empty(&n->partial)) {
-		slab = list_first_entry(&n->partial, struct page, lru);
-		take_from_slab_locked(s, n, slab, 1, &object, caller);
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	if (object)
-		numa_stat_count(NUMA_STAT_OBJECTS, preferred, nid, 1);
-	return object;
-}
-
-/* One object from a fresh slab (on node preferred, or with gfp allowing
- * it the nearest node with memory); the slab joins its node only if
- * list_lock can be had, else it goes straight back (hazard 2). */
-static void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp,
-				   int preferred, bool *busy,
-				   unsigned long caller)
-{
-	struct kmem_cache_node *n;
-	void *object = NULL;
-	unsigned long flags;
-	struct page *slab;
-
-	slab = allocate_slab_nolock(s, gfp, preferred, busy);
-	if (!slab)
-		return NULL;
-	n = get_node(s, slab_nid(slab));
-	mm_point(MM_POINT_SLAB_NEW_NOLOCK, s);
-	if (!list_lock_irqsave(n, false, &flags)) {
-		/* Never on the node's lists nor in nr_slabs: freeing it
-		 * (counted in FREE_SLAB) puts every count back. */
-		*busy = true;
-		free_slab(s, slab, false);
-		return NULL;
-	}
-	list_add(&slab->lru, &n->partial);
-	n->nr_partial++;
-	n->nr_slabs++;
-	take_from_slab_locked(s, n, slab, 1, &object, caller);
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	numa_stat_count(NUMA_STAT_OBJECTS, preferred, slab_nid(slab), 1);
-	return object;
-}
-
-/*
- * The slabs' part of slab_alloc_nolock(): the preferred node's partial
- * slabs, a new slab there, and (when allowed) the other nodes' partial
- * slabs and a new slab anywhere: __slab_alloc_bulk()'s order, each lock
- * tried once.
- */
-static void *slab_alloc_slabs_nolock(struct kmem_cache *s, gfp_t gfp,
-				     int preferred, bool *busy,
-				     unsigned long caller)
-{
-	const int *fallback;
-	void *object;
-	unsigned int i;
-
-	object = slab_alloc_partial_nolock(s, preferred, preferred, busy,
-					   caller);
-	/* A held list_lock would be held for the fresh slab too. */
-	if (!object && !*busy && NODE_DATA(preferred))
-		object = slab_alloc_new_nolock(s, gfp | __GFP_THISNODE,
-					       preferred, busy, caller);
-	/* A held lock here answers "busy", not "try another node". */
-	if (object || *busy || !slab_node_fallback_allowed(gfp))
-		return object;
-	fallback = node_fallback(preferred);
-	for (i = 0; !object && fallback[i] != NUMA_NO_NODE; i++)
-		if (fallback[i] != preferred)
-			object = slab_alloc_partial_nolock(s, fallback[i],
-							   preferred, busy,
-							   caller);
-	if (!object)
-		object = slab_alloc_new_nolock(s, gfp & ~__GFP_THISNODE,
-					       preferred, busy, caller);
-	return object;
-}
-
-
-/* Every allocation path's last step: the object leaves the allocator
- * (its shadow opens), zeroed if asked (Linux's slab_post_alloc_hook()). */
-static void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
-				  gfp_t gfp)
-{
-	kasan_slab_alloc(s, object);
-	if (gfp & __GFP_ZERO)
-		memset(object, 0, s->object_size);
-	return object;
-}
-
-void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
-			bool *busy, unsigned long caller)
-{
-	bool sheaf_busy = false, list_busy = false;
-	int preferred = slab_preferred_node(node);
-	void *object = NULL;
-
-	*busy = false;
-	if (preferred < 0)
-		return NULL;
-	if (cache_has_sheaves(s)) {
-		if (node == NUMA_NO_NODE ||
-		    (slab_numa_mode == SLAB_NUMA_BLIND &&
-		     !(gfp & __GFP_THISNODE)))
-			object = alloc_from_pcs_nolock(s, &sheaf_busy);
-		else if (node == numa_mem_id())
-			object = alloc_from_pcs_node(s, node, &sheaf_busy);
-	}
-	if (!object) {
-		object = slab_alloc_slabs_nolock(s, gfp, preferred,
-						 &list_busy, caller);
-		if (!object) {
-			*busy = sheaf_busy || list_busy;
-			return NULL;
-		}
-		stat(s, ALLOC_SLOWPATH);
-	}
-	return slab_post_alloc_hook(s, object, gfp);
-}
-
-/* ---- the per-CPU deferred list ---- */
-
-struct slab_defer {
-	void *first;              /* newest parked object, or NULL */
-	unsigned long count;      /* objects parked (atomic) */
-	struct irq_work work;     /* frees them, in IRQ context */
-};
-
-static DEFINE_PER_CPU(struct slab_defer, slab_defer);
-
-/*
- * A double free caught before it can meet the deferred list: the object
- * is parked already, or it is free in its slab (its free pointer, or its
- * red zone, says so).  The checks read the object without list_lock: it
- * is the caller's, unless this is the double free they look for.
- */
-static bool defer_free_check(struct kmem_cache *s, void *object,
-			     unsigned long caller)
-{
-	if (unlikely(object_is_parked(s, object))) {
-		slab_bug(s, object, caller,
-			 "double free: the object is parked on a deferred-free list");
-		return false;
-	}
-	if (unlikely(object_looks_free(s, virt_to_slab(object), object)) ||
-	    ((s->flags & SLAB_RED_ZONE) &&
-	     red_zone_is(s, object, SLUB_RED_INACTIVE))) {
-		slab_bug(s, object, caller, "double free");
-		return false;
-	}
-	return true;
-}
-
-/* Push object (of s) on this CPU's list; the link is stored encoded. */
-static void defer_free(struct kmem_cache *s, void *object,
-		       unsigned long caller)
-{
-	struct slab_defer *d = this_cpu_ptr(slab_defer);
-	void **slot = freeptr_slot(s, object);
-	void *first;
-
-	if (!defer_free_check(s, object, caller))
-		return;
-	first = __atomic_load_n(&d->first, __ATOMIC_RELAXED);
-	/* Count first, so the count never reads less than the list holds. */
-	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
-	mm_point(MM_POINT_DEFER_COUNTED, s);
-	do {
-		*slot = (void *)deferred_link_encode(s, first, slot);
-	} while (!__atomic_compare_exchange_n(&d->first, &first, object, true,
-					      __ATOMIC_RELEASE,
-					      __ATOMIC_RELAXED));
-	nolock_stat_inc(obj_free_deferred);
-	irq_work_queue(&d->work);
-}
-
-/* IRQ context (or an IPI) on d's own CPU: free every parked object. */
-static void free_deferred_objects(struct slab_defer *d)
-{
-	void *object = __atomic_exchange_n(&d->first, NULL, __ATOMIC_ACQUIRE);
-
-	while (object) {
-		struct kmem_cache *s = virt_to_slab(object)->slab_cache;
-		/* Read the link first: the free reuses the slot. */
-		void *next = get_deferred_link(s, object);
-
-		mm_point(MM_POINT_DEFER_DRAIN, s);
-		/* Validated as take_from_slab_locked() does: a stray write
-		 * into a parked object is reported, never followed (the
-		 * objects behind it are lost, and stay counted). */
-		if (unlikely(next && !is_slab_object(next))) {
-			slab_bug(s, object, _RET_IP_,
-				 "deferred-free link corrupted: it decodes to %p, not a slab object",
-				 next);
-			next = NULL;
-		}
-		/* No longer parked: a later free must not think it is. */
-		clear_freepointer(s, object);
-		slab_free(s, object, _RET_IP_);
-		__atomic_fetch_sub(&d->count, 1, __ATOMIC_RELAXED);
-		object = next;
-	}
-}
-
-static void deferred_free_work(struct irq_work *work)
-{
-	free_deferred_objects(container_of(work, struct slab_defer, work));
-}
-
-static void flush_deferred_cpu(void *info)
-{
-	(void)info;
-	free_deferred_objects(this_cpu_ptr(slab_defer));
-}
-
-void slab_deferred_flush_all(void)
-{
-	on_each_cpu(flush_deferred_cpu, NULL, true);
-}
-
-unsigned long slab_deferred_frees(unsigned int cpu)
-{
-	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->count,
-			       __ATOMIC_RELAXED);
-}
-
-static void slab_defer_init(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct slab_defer *d = per_cpu_ptr(slab_defer, cpu);
-
-		/* Once: on the host a queued work may outlive a reset. */
-		if (!d->work.func)
-			init_irq_work(&d->work, deferred_free_work);
-	}
-}
-
-void slab_free_nolock(struct kmem_cache *s, void *object,
-		      unsigned long caller)
-{
-	struct kmem_cache_node *n;
-	LIST_HEAD(discard);
-	unsigned long flags;
-	bool busy = false;
-
-	if (!slab_free_check(s, object, caller))
-		return;
-	n = get_node(s, slab_nid(virt_to_slab(object)));
-	kasan_slab_free(s, object);
-	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
-		return;
-	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
-	if (list_lock_irqsave(n, false, &flags)) {
-		free_to_slab_locked(s, n, virt_to_slab(object), object,
-				    &discard, caller);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-		free_slab_list(s, &discard, false);
-		stat(s, FREE_SLOWPATH);
-		return;
-	}
-	defer_free(s, object, caller);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Cache geometry                                                          */
-/* ---------------------------------------------------------------------- */
-
-/*
- * slab_object_start()'s constants (mm/slab_internal.h): the stride as
- * d0 * 2^stride_shift with d0 odd, and d0's inverse modulo 2^64.  Newton's
- * step x' = x * (2 - d0 * x) doubles the number of correct low bits, and
- * x = d0 is right in the low 3 (an odd square is 1 mod 8): five steps give
- * 96 > 64.
- */
-#define INVERSE_NEWTON_STEPS 5
-
-void calculate_stride_inverse(struct kmem_cache *s)
-{
-	unsigned long d0, x;
-	unsigned int i;
-
-	s->stride_shift = (unsigned int)__builtin_ctz(s->size);
-	d0 = s->size >> s->stride_shift;
-	x = d0;
-	for (i = 0; i < INVERSE_NEWTON_STEPS; i++)
-		x *= 2 - d0 * x;
-	BUG_ON(d0 * x != 1);
-	s->stride_inverse = x;
-}
-
-static unsigned int ilog2_u(unsigned int v)
-{
-	return 31 - (unsigned int)__builtin_clz(v);
-}
-
-/*
- * Does the free pointer need a word of its own after the object (and its
- * red zone)?  Yes when no byte of a free object is left to hold it:
- *   - a constructor's work must survive in a free object;
- *   - poison fills every byte of a free object;
- *   - SLAB_TYPESAFE_BY_RCU: a reader may still read a free object's
- *     fields (it re-checks them), so none may be overwritten;
- *   - a red zone with an object under a word: a word in the middle would
- *     reach into the red zone, which the first allocation then reports;
- *   - a debug kmalloc cache red-zones the bytes past the size asked for,
- *     so the middle of the object may be red zone while it is allocated,
- *     and a deferred free links an object through that slot before the
- *     debug checks of the free have looked at it.
- */
-static bool freeptr_outside_object(const struct kmem_cache *s)
-{
-	if (s->ctor || (s->flags & (SLAB_POISON | SLAB_TYPESAFE_BY_RCU)))
-		return true;
-	if (!(s->flags & SLAB_RED_ZONE))
-		return false;
-	return s->object_size < WORD || (s->flags & SLAB_KMALLOC);
-}
-
-/* Where the metadata goes and how far apart objects are. */
-static void calculate_sizes(struct kmem_cache *s)
-{
-	unsigned int off;
-
-	s->inuse = ALIGN_UP(s->object_size, (unsigned int)WORD);
-	off = s->inuse;
-	if (s->flags & SLAB_RED_ZONE)
-		off += REDZONE_SIZE;
-	if (freeptr_outside_object(s)) {
-		s->offset = off;
-		off += WORD;
-	} else {
-		s->offset = ALIGN_DOWN(s->object_size / 2, (unsigned int)WORD);
-	}
-	if (s->flags & SLAB_STORE_USER)
-		off += 2 * sizeof(struct slab_track);
-	s->orig_size_offset = 0;
-	if ((s->flags & SLAB_KMALLOC) && (s->flags & SLAB_RED_ZONE)) {
-		s->orig_size_offset = off;  /* one word: the size asked for */
-		off += WORD;
-	}
-	s->size = ALIGN_UP(off, s->align);
-}
-
-/*
- * The slab order: the smallest that holds `want` objects, want being
- * SLAB_MIN_OBJECTS, or as many as the largest order holds for objects too
- * big for that.  That also bounds the waste, with no test of its own:
- * with want == SLAB_MIN_OBJECTS objects in the block the tail is shorter
- * than one object, so under 1/SLAB_MIN_OBJECTS of the block; with fewer,
- * only the largest order holds `want`, and there is no other choice.
- */
-static bool calculate_order(struct kmem_cache *s)
-{
-	unsigned int order, want;
-
-	if (s->size > (PAGE_SIZE << SLAB_MAX_ORDER))
-		return false;
-	want = min((unsigned int)((PAGE_SIZE << SLAB_MAX_ORDER) / s->size),
-		   (unsigned int)SLAB_MIN_OBJECTS);
-	for (order = 0; order < SLAB_MAX_ORDER; order++)
-		if ((PAGE_SIZE << order) / s->size >= want)
-			break;
-	s->order = order;
-	s->objects = min((unsigned int)((PAGE_SIZE << order) / s->size),
-			 (unsigned int)SLAB_MAX_OBJECTS);
-	/* The unused tail is shorter than a stride: a bigger order would
-	 * fit another object. */
-	return (PAGE_SIZE << order) - (unsigned long)s->objects * s->size <
-	       s->size;
-}
-
-/*
- * The next cache name of slub_debug= (",a,b" after the letters): *p moves
- * past it; false once the list is done.
- */
-static bool slub_debug_next_name(const char **p, const char **name,
-				 size_t *len)
-{
-	const char *end;
-
-	if (!*p || !**p)
-		return false;
-	(*p)++;                         /* the comma */
-	end = strchr(*p, ',');
-	if (!end)
-		end = *p + strlen(*p);
-	*name = *p;
-	*len = (size_t)(end - *p);
-	*p = end;
-	return true;
-}
-
-static bool slub_debug_selects(const char *name)
-{
-	const char *p = slub_debug_names, *n;
-	size_t len;
-
-	if (!slub_debug_flags)
-		return false;
-	if (!p || !*p)
-		return true;            /* no names: every cache */
-	while (slub_debug_next_name(&p, &n, &len))
-		if (len == strlen(name) && !strncmp(n, name, len))
-			return true;
-	return false;
-}
-
-/* `slub_debug=[FZPU][,cache,...]`: no letters means all checks. */
-static void slub_debug_parse(const char *opt)
-{
-	if (!opt)
-		return;
-	for (; *opt && *opt != ','; opt++) {
-		switch (*opt) {
-		case 'F': case 'f': slub_debug_flags |= SLAB_CONSISTENCY_CHECKS; break;
-		case 'Z': case 'z': slub_debug_flags |= SLAB_RED_ZONE; break;
-		case 'P': case 'p': slub_debug_flags |= SLAB_POISON; break;
-		case 'U': case 'u': slub_debug_flags |= SLAB_STORE_USER; break;
-		default:
-			pr_warn("slub_debug: unknown flag '%c' ignored\n", *opt);
-		}
-	}
-	if (!slub_debug_flags)
-		slub_debug_flags = SLAB_DEBUG_FLAGS;
-	slub_debug_names = *opt ? opt : NULL;
-}
-
-/*
- * Each cache that slub_debug= names and no cache made so far has: a typo,
- * or a cache created later (a test's), which the flags still reach.
- */
-static void slub_debug_report_unmatched(void)
-{
-	const char *p = slub_debug_names, *name;
-	size_t len;
-
-	while (slub_debug_next_name(&p, &name, &len)) {
-		struct kmem_cache *s;
-		bool found = false;
-
-		list_for_each_entry(s, &slab_caches, list)
-			if (strlen(s->name) == len &&
-			    !strncmp(s->name, name, len))
-				found = true;
-		if (!found && len)
-			pr_warn("slub_debug: no cache named '%.*s' yet: its checks apply only if one is created later\n",
-				(int)len, name);
-	}
-}
-
-/* A per-cache random value: the boot seed, mixed with the cache's name,
- * address and creation number. */
-static unsigned long cache_random(const struct kmem_cache *s)
-{
-	struct rnd_state r;
-	unsigned long h = (unsigned long)s ^
-		__atomic_add_fetch(&cache_serial, 1, __ATOMIC_RELAXED);
-	const char *c;
-
-	for (c = s->name; *c; c++)
-		h = h * 31 + (unsigned char)*c;
-	prandom_seed_state(&r, boot_seed ^ h);
-	return (unsigned long)prandom_u64_state(&r) | 1;
-}
-
-static int setup_cache(struct kmem_cache *s, const char *name,
-		       unsigned int size, const struct kmem_cache_args *args,
-		       slab_flags_t flags)
-{
-	unsigned int align = args->align ? args->align : (unsigned int)WORD;
-	int nid;
-
-	/* Larger than the largest slab: refused before calculate_sizes()
-	 * adds metadata to it in unsigned int, which could wrap. */
-	if (!size || size > (PAGE_SIZE << SLAB_MAX_ORDER) ||
-	    (align & (align - 1)))
-		return -1;
-	if (slub_debug_selects(name))
-		flags |= slub_debug_flags;
-	/* Poison would undo the constructor, or what a SLAB_TYPESAFE_BY_RCU
-	 * reader re-checks in a freed object. */
-	if (args->ctor || (flags & SLAB_TYPESAFE_BY_RCU))
-		flags &= ~SLAB_POISON;
-	if ((flags & SLAB_HWCACHE_ALIGN) && size > SLAB_CACHE_LINE / 2)
-		align = max(align, (unsigned int)SLAB_CACHE_LINE);
-	s->name = name;
-	s->object_size = size;
-	s->align = max(align, (unsigned int)WORD);
-	s->flags = flags;
-	s->ctor = args->ctor;
-	s->refcount = 1;
-	calculate_sizes(s);
-	calculate_stride_inverse(s);
-	if (!calculate_order(s))
-		return -1;
-	s->min_partial = min(max(ilog2_u(s->size) / 2,
-				 (unsigned int)MIN_PARTIAL_LOW),
-			     (unsigned int)MIN_PARTIAL_HIGH);
-	s->random = cache_random(s);
-
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct kmem_cache_node *n = get_node(s, nid);
-
-		spin_lock_init(&n->list_lock, "slab list_lock");
-		INIT_LIST_HEAD(&n->partial);
-		INIT_LIST_HEAD(&n->full);
-		n->nr_partial = n->nr_slabs = 0;
-	}
-	s->sheaf_capacity = is_debug_cache(s) ? 0 :
-		calculate_sheaf_capacity(s, args->sheaf_capacity);
-	pcs_init(s);
-	return 0;
-}
-
-static void add_to_cache_list(struct kmem_cache *s)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&slab_caches_lock, flags);
-	list_add_tail(&s->list, &slab_caches);
-	spin_unlock_irqrestore(&slab_caches_lock, flags);
-}
-
-struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
-					  const struct kmem_cache_args *args,
-					  slab_flags_t flags)
-{
-	static const struct kmem_cache_args none;
-	struct kmem_cache *s;
-
-	if (WARN_ON(!slab_up))
-		return NULL;
-	s = kmem_cache_alloc(&kmem_cache_boot, GFP_KERNEL | __GFP_ZERO);
-	if (!s)
-		return NULL;
-	if (setup_cache(s, name, size, args ? args : &none, flags)) {
-		pr_err("kmem_cache_create(%s): size %u cannot be a slab cache\n",
-		       name, size);
-		kmem_cache_free(&kmem_cache_boot, s);
-		return NULL;
-	}
-	add_to_cache_list(s);
-	return s;
-}
-
-struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
-				     unsigned int align, slab_flags_t flags,
-				     void (*ctor)(void *))
-{
-	struct kmem_cache_args args = {
-		.align = align,
-		.ctor = ctor,
-		.sheaf_capacity = SHEAF_CAPACITY_DEFAULT,
-	};
-
-	return kmem_cache_create_args(name, size, &args, flags);
+	free_slab_list(s, &discard, LOCK_SPIN);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1726,272 +686,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Shrinking and destruction                                               */
+/* Objects from addresses, freelists decoded (kfree_rcu(), mm_check.c)     */
 /* ---------------------------------------------------------------------- */
-
-/* Unlink every empty slab of the node onto *discard. */
-static void collect_empty_slabs_locked(struct kmem_cache_node *n,
-				       struct list_head *discard)
-{
-	struct page *slab, *next;
-
-	lockdep_assert_held(&n->list_lock);
-	list_for_each_entry_safe(slab, next, &n->partial, lru) {
-		if (slab->inuse)
-			continue;
-		list_move(&slab->lru, discard);
-		n->nr_partial--;
-		n->nr_slabs--;
-	}
-}
-
-void kmem_cache_shrink(struct kmem_cache *s)
-{
-	LIST_HEAD(discard);
-	unsigned long flags;
-	int nid;
-
-	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
-	flush_all_sheaves(s);
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct kmem_cache_node *n = get_node(s, nid);
-
-		spin_lock_irqsave(&n->list_lock, flags);
-		collect_empty_slabs_locked(n, &discard);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-	}
-	free_slab_list(s, &discard, true);
-}
-
-/* Name every allocated object of one slab; returns how many. */
-static unsigned int report_leaks_in_slab_locked(struct kmem_cache *s,
-						struct page *slab)
-{
-	u64 is_free[SLAB_MAX_OBJECTS / 64] = { 0 };
-	unsigned int i, leaks = 0, n = 0;
-	void *p = slab_freelist(s, slab);
-	char sym[96];
-
-	while (p && n++ < slab->objects && object_index(s, slab, p) >= 0) {
-		long idx = object_index(s, slab, p);
-
-		is_free[idx / 64] |= 1ull << (idx % 64);
-		p = get_freepointer(s, p);
-	}
-	for (i = 0; i < slab->objects; i++) {
-		char *obj = (char *)slab_base(slab) + (unsigned long)i * s->size;
-
-		if (is_free[i / 64] & (1ull << (i % 64)))
-			continue;
-		leaks++;
-		if (s->flags & SLAB_STORE_USER) {
-			format_caller(object_tracks(s, obj)[0].addr, sym,
-				      sizeof(sym));
-			pr_err("kmem_cache_destroy %s: object %p still allocated (by %s)\n",
-			       s->name, obj, sym);
-		} else {
-			pr_err("kmem_cache_destroy %s: object %p still allocated\n",
-			       s->name, obj);
-		}
-	}
-	return leaks;
-}
-
-static unsigned long report_leaks_locked(struct kmem_cache *s,
-					 struct kmem_cache_node *n)
-{
-	unsigned long leaks = 0;
-	struct page *slab;
-
-	list_for_each_entry(slab, &n->partial, lru)
-		if (slab->inuse)
-			leaks += report_leaks_in_slab_locked(s, slab);
-	list_for_each_entry(slab, &n->full, lru)
-		leaks += report_leaks_in_slab_locked(s, slab);
-	return leaks;
-}
-
-int kmem_cache_destroy(struct kmem_cache *s)
-{
-	unsigned long flags, leaks = 0;
-	LIST_HEAD(discard);
-	int nid;
-
-	if (!s)
-		return 0;
-	/* What kfree_rcu() took is not a leak either: its grace period ends
-	 * and the objects come back (into the barn) before we look. */
-	kmem_cache_rcu_barrier(s);
-	slab_deferred_flush_all();   /* they are not leaks: free them first */
-	flush_all_sheaves(s);
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct kmem_cache_node *n = get_node(s, nid);
-
-		spin_lock_irqsave(&n->list_lock, flags);
-		leaks += report_leaks_locked(s, n);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-	}
-	if (leaks) {
-		kunit_print_report(LOGLEVEL_ERR, "kmem_cache_destroy %s: %lu objects still allocated: cache kept",
-				   s->name, leaks);
-		__atomic_fetch_add(&slab_reports, 1, __ATOMIC_RELAXED);
-		return -1;
-	}
-	/* No object is out (the caller promised no more allocations): the
-	 * lists hold only empty slabs now. */
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct kmem_cache_node *n = get_node(s, nid);
-
-		spin_lock_irqsave(&n->list_lock, flags);
-		collect_empty_slabs_locked(n, &discard);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-	}
-	free_slab_list(s, &discard, true);
-	/* SLAB_TYPESAFE_BY_RCU slabs still wait for their grace period, and
-	 * their callbacks name s. */
-	kmem_cache_rcu_barrier_slabs(s);
-
-	spin_lock_irqsave(&slab_caches_lock, flags);
-	list_del(&s->list);
-	spin_unlock_irqrestore(&slab_caches_lock, flags);
-	s->refcount = 0;
-	kmem_cache_free(&kmem_cache_boot, s);
-	return 0;
-}
-
-/*
- * Shrink every cache: first every sheaf of every cache back to the slabs
- * (sheaf arrays themselves live in kmalloc caches), then every empty slab
- * back to the buddy.  For tests that count pages exactly.  Caches must not
- * be created or destroyed meanwhile (on_each_cpu() needs IRQs on, so the
- * cache list is walked without its lock).
- */
-void kmem_cache_shrink_all(void)
-{
-	struct kmem_cache *s;
-
-	list_for_each_entry(s, &slab_caches, list)
-		flush_all_sheaves(s);
-	list_for_each_entry(s, &slab_caches, list)
-		kmem_cache_shrink(s);
-}
-
-#ifdef HOST_TEST
-/* Host tests: forget every cache before the test frees its arena. */
-void slab_host_reset(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		per_cpu_ptr(slab_defer, cpu)->first = NULL;
-		per_cpu_ptr(slab_defer, cpu)->count = 0;
-	}
-	slab_rcu_host_reset();
-	kmalloc_host_reset();
-	INIT_LIST_HEAD(&slab_caches);
-	memset(&kmem_cache_boot_storage, 0, sizeof(kmem_cache_boot_storage));
-	slab_up = false;
-	__atomic_store_n(&slab_available, false, __ATOMIC_RELEASE);
-	slub_debug_flags = 0;
-	slub_debug_names = NULL;
-}
-#endif
-
-/* ---------------------------------------------------------------------- */
-/* Boot and slabinfo                                                       */
-/* ---------------------------------------------------------------------- */
-
-void kmem_cache_init(const char *slub_debug)
-{
-	static const struct kmem_cache_args boot_args = { .align = SLAB_CACHE_LINE };
-
-	if (slab_up)
-		return;
-	/* Every cache gets sheaves for nr_cpu_possible CPUs: no other CPU
-	 * may ever run (smp_prepare_cpus() set it; the host's tests do). */
-	BUG_ON(nr_cpu_possible > NR_CPUS || nr_cpu_ids > nr_cpu_possible);
-	slub_debug_parse(slub_debug);
-	/* The cache of caches: no sheaves, so it never needs a sheaf. */
-	if (setup_cache(&kmem_cache_boot, "kmem_cache",
-			(unsigned int)kmem_cache_struct_size(nr_cpu_possible),
-			&boot_args, 0))
-		panic("slab: cannot set up the kmem_cache cache");
-	add_to_cache_list(&kmem_cache_boot);
-	slab_defer_init();
-	slab_rcu_init();
-	slab_up = true;
-	mm_point(MM_POINT_KMALLOC_INIT, &kmem_cache_boot);
-	kmalloc_init();
-	/* Release: whoever sees it true sees every kmalloc cache made. */
-	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
-	pr_info("slab: struct kmem_cache %u bytes (%u possible CPU%s), kmalloc 8 B..%u KiB, slub_debug: %s\n",
-		kmem_cache_boot.size, nr_cpu_possible,
-		nr_cpu_possible == 1 ? "" : "s", KMALLOC_MAX_CACHE_SIZE >> 10,
-		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
-						     : "every cache")
-				 : "off");
-	slub_debug_report_unmatched();
-}
-
-unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i)
-{
-	unsigned long v = READ_ONCE(s->stat[i]);
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		if (i == ALLOC_PCS)
-			v += READ_ONCE(s->cpu_sheaves[cpu].alloc_pcs);
-		else if (i == FREE_PCS)
-			v += READ_ONCE(s->cpu_sheaves[cpu].free_pcs);
-	}
-	return v;
-}
-
-/* One line of counts per cache, then the sheaf statistics of caches that
- * saw any traffic.  Takes each list_lock briefly; not for crash paths. */
-void slabinfo_show(void)
-{
-	struct kmem_cache *s;
-	unsigned long flags;
-
-	pr_info("slabinfo: name              active  total objsize stride obj/slab order slabs sheaf\n");
-	spin_lock_irqsave(&slab_caches_lock, flags);
-	list_for_each_entry(s, &slab_caches, list) {
-		unsigned long active = 0, slabs = 0, fl;
-		struct page *slab;
-		int nid;
-
-		for (nid = 0; nid < MAX_NUMNODES; nid++) {
-			struct kmem_cache_node *n = get_node(s, nid);
-
-			spin_lock_irqsave(&n->list_lock, fl);
-			slabs += n->nr_slabs;
-			list_for_each_entry(slab, &n->partial, lru)
-				active += slab->inuse;
-			list_for_each_entry(slab, &n->full, lru)
-				active += slab->inuse;
-			spin_unlock_irqrestore(&n->list_lock, fl);
-		}
-		pr_info("slabinfo: %-16s %7lu %6lu %7u %6u %8lu %5u %5lu %5u\n",
-			s->name, active, slabs * s->objects, s->object_size,
-			s->size, s->objects, s->order, slabs, s->sheaf_capacity);
-	}
-	list_for_each_entry(s, &slab_caches, list) {
-		if (!slab_stat_sum(s, ALLOC_SLAB))
-			continue;
-		pr_info("slabstat: %-16s alloc pcs %lu slow %lu, free pcs %lu slow %lu, "
-			"refill %lu flush %lu swap %lu, barn get %lu/%lu put %lu/%lu, "
-			"slabs +%lu -%lu\n",
-			s->name, slab_stat_sum(s, ALLOC_PCS), slab_stat_sum(s, ALLOC_SLOWPATH),
-			slab_stat_sum(s, FREE_PCS), slab_stat_sum(s, FREE_SLOWPATH),
-			slab_stat_sum(s, SHEAF_REFILL), slab_stat_sum(s, SHEAF_FLUSH),
-			slab_stat_sum(s, SHEAF_SWAP), slab_stat_sum(s, BARN_GET),
-			slab_stat_sum(s, BARN_GET_FAIL), slab_stat_sum(s, BARN_PUT),
-			slab_stat_sum(s, BARN_PUT_FAIL), slab_stat_sum(s, ALLOC_SLAB),
-			slab_stat_sum(s, FREE_SLAB));
-	}
-	spin_unlock_irqrestore(&slab_caches_lock, flags);
-}
 
 void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
 			     const void *p)
@@ -2011,20 +707,6 @@ void *slab_check_first_free(const struct kmem_cache *s, struct page *slab)
 void *slab_check_next_free(const struct kmem_cache *s, void *object)
 {
 	return get_freepointer(s, object);
-}
-
-/* For mm/mm_check.c: the newest object parked on cpu's deferred list. */
-void *slab_deferred_first(unsigned int cpu)
-{
-	return __atomic_load_n(&per_cpu_ptr(slab_defer, cpu)->first,
-			       __ATOMIC_ACQUIRE);
-}
-
-/* For mm/mm_check.c: the object parked after this one, decoded as the
- * drain decodes it (free_deferred_objects()). */
-void *slab_deferred_next(void *object)
-{
-	return get_deferred_link(virt_to_slab(object)->slab_cache, object);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,7 +1,10 @@
 /*
- * slab_internal.h - what mm/slab.c, mm/sheaf.c and mm/kmalloc.c share:
- * struct kmem_cache, the per-node and per-CPU parts, sheaves, statistics,
- * and the calls between the three files.
+ * slab_internal.h - what the slab layer's files share (mm/slab.c,
+ * slab_nolock.c, slab_debug.c, slab_common.c, sheaf.c, kmalloc.c,
+ * slab_rcu.c; mm/slab.c's head comment lists what each holds): struct
+ * kmem_cache, the per-node and per-CPU parts, sheaves, statistics, the
+ * inline fast paths, the object layout and the free-pointer helpers, and
+ * the calls between the files.
  *
  * Shape of a cache (one entry of node[] per possible node, include/numa.h):
  *
@@ -46,6 +49,7 @@
 #include <slab.h>
 #include <smp.h>
 #include <spinlock.h>
+#include <string.h>
 
 /* ---- statistics (summed over CPUs by slabinfo) ---- */
 enum slab_stat_item {
@@ -75,8 +79,6 @@ enum slab_stat_item {
 	NR_SLAB_STAT_ITEMS
 };
 
-extern const char *const slab_stat_names[NR_SLAB_STAT_ITEMS];
-
 /*
  * A sheaf: an array of free object pointers.  objects[0..size) are free
  * objects of `cache`; capacity is the array length.  An rcu_free sheaf
@@ -101,10 +103,17 @@ struct slab_sheaf {
 #define BARN_MAX_FULL      10
 #define BARN_MAX_EMPTY     10
 
-/* Slab geometry (calculate_order() in mm/slab.c). */
+/* Slab geometry (calculate_order() in mm/slab_common.c). */
 #define SLAB_MAX_ORDER     3     /* slabs come from the pcp-sized orders */
 #define SLAB_MAX_OBJECTS   512   /* keeps the leak bitmap on the stack */
 #define SLAB_MIN_OBJECTS   8     /* wanted per slab when the order allows */
+
+/* A barn's two lists, named for the call that picks one: sheaves_full
+ * (every sheaf holds objects) and sheaves_empty. */
+enum barn_list {
+	SHEAVES_FULL,
+	SHEAVES_EMPTY,
+};
 
 /*
  * The barn: full and empty sheaves shared by the node's CPUs.
@@ -166,7 +175,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 48
+#define KMEM_CACHE_PAD_TO_LINE 56
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -194,7 +203,6 @@ struct kmem_cache {
 	slab_flags_t flags;
 	void (*ctor)(void *object);
 	unsigned long random;      /* free pointer hardening */
-	int refcount;              /* 0 once destroyed */
 	struct list_head list;     /* slab_caches */
 	struct kmem_cache_node node[MAX_NUMNODES];
 	unsigned long stat[NR_SLAB_STAT_ITEMS];   /* atomic adds */
@@ -644,7 +652,8 @@ slow:
  * which no check accepts, and a deferred link read as a freelist one
  * likewise.  That is
  * what lets a free tell "this object is parked" from "this object holds
- * data" (a double free that meets the deferred list, mm/slab.c).
+ * data" (a double free that meets the deferred list: free_to_slab_locked()
+ * in mm/slab.c, defer_free_check() in mm/slab_nolock.c).
  */
 #define DEFERRED_LINK_TAG (1ul << 63)
 
@@ -679,7 +688,180 @@ static inline void *deferred_link_decode(const struct kmem_cache *s,
 	return freeptr_decode(s, stored ^ DEFERRED_LINK_TAG, slot);
 }
 
-/* ---- slab.c: the slab layer, any context that may spin ---- */
+/*
+ * ---- The object layout (stride s->size; calculate_sizes(), slab_common.c)
+ *
+ *   | object (object_size) | pad to 8 | red zone 8 B | free ptr | track x2 | orig size | pad to align |
+ *                           \-- RED_ZONE: whole span --/  \-- only if outside --/
+ *
+ * The free pointer lives in the middle of the object unless no byte of a
+ * free object can hold it (a constructor, poisoning, a red zone that would
+ * overlap it: freeptr_outside_object()); then it sits after the red zone.
+ * The two tracks (SLAB_STORE_USER: last allocation, last free) follow, and
+ * then, in a kmalloc cache with SLAB_RED_ZONE, one word for the size
+ * kmalloc() was asked for (s->orig_size_offset).  Debug caches (any
+ * SLAB_DEBUG_FLAGS, per cache or by `slub_debug=`) check each object as it
+ * leaves and enters a slab, under list_lock (slab_debug.c); they have no
+ * sheaves, so every object passes those checks.
+ */
+#define WORD               sizeof(void *)
+#define REDZONE_SIZE       WORD
+
+/* Debug byte patterns (the values Linux uses, so dumps look familiar). */
+#define POISON_FREE        0x6b  /* a free object's bytes */
+#define POISON_END         0xa5  /* a free object's last byte */
+#define SLUB_RED_INACTIVE  0xbb  /* red zone of a free object */
+#define SLUB_RED_ACTIVE    0xcc  /* red zone of an allocated object */
+
+static inline bool is_debug_cache(const struct kmem_cache *s)
+{
+	return s->flags & SLAB_DEBUG_FLAGS;
+}
+
+/*
+ * ---- Slabs and object addresses, the hardened free pointer's slots ----
+ * For every slab file (slab.c, slab_debug.c, slab_nolock.c); inline, as
+ * they were when they all lived in slab.c.
+ */
+
+static inline void *slab_base(const struct page *slab)
+{
+	return page_address(slab);
+}
+
+/* Index of object in slab, or -1 if it is not an object's first byte. */
+static inline long object_index(const struct kmem_cache *s,
+				const struct page *slab, const void *object)
+{
+	unsigned long off = (unsigned long)object -
+			    (unsigned long)slab_base(slab);
+
+	if ((unsigned long)object < (unsigned long)slab_base(slab) ||
+	    off % s->size || off / s->size >= slab->objects)
+		return -1;
+	return (long)(off / s->size);
+}
+
+/*
+ * Is p the first byte of an object in some slab (of any cache)?  Safe on
+ * any value: it reads only the memmap, never p itself (slab.c).
+ */
+bool is_slab_object(const void *p);
+
+static inline void **freeptr_slot(const struct kmem_cache *s, void *object)
+{
+	return (void **)((char *)object + s->offset);
+}
+
+static inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return freeptr_decode(s, (unsigned long)*slot, slot);
+}
+
+static inline void set_freepointer(const struct kmem_cache *s, void *object,
+				   void *next)
+{
+	void **slot = freeptr_slot(s, object);
+
+	*slot = (void *)freeptr_encode(s, next, slot);
+}
+
+/*
+ * What the slot of an allocated object holds when it leaves its slab: a
+ * value that decodes, as a freelist link and as a deferred one, to a
+ * non-canonical address.  So a stale link left in an object whose user
+ * never writes the slot can never make a later free think the object is
+ * free or parked already.
+ */
+#define FREEPTR_IN_USE ((void *)(1ul << 62))
+
+static inline void clear_freepointer(const struct kmem_cache *s, void *object)
+{
+	set_freepointer(s, object, FREEPTR_IN_USE);
+}
+
+/*
+ * Does object look free in slab: its slot holds a freelist link (NULL or
+ * an object of the same slab)?  An allocated object's slot holds its data
+ * or FREEPTR_IN_USE, which decode to something else (data passes only by
+ * guessing s->random).  Exact for the freelist head (object == the head:
+ * free(a); free(a)), and cheap enough for every free that reaches a slab.
+ */
+static inline bool object_looks_free(const struct kmem_cache *s,
+				     struct page *slab, void *object)
+{
+	void *next = get_freepointer(s, object);
+
+	return !next || object_index(s, slab, next) >= 0;
+}
+
+/* The deferred-list link of a parked object (encoded as above). */
+static inline void *get_deferred_link(const struct kmem_cache *s, void *object)
+{
+	void **slot = freeptr_slot(s, object);
+
+	return deferred_link_decode(s, (unsigned long)*slot, slot);
+}
+
+/*
+ * Does object look parked on a deferred list: its slot holds a deferred
+ * link (NULL or a slab object, encoded with the tag)?  An allocated
+ * object's slot holds its data or an old freelist link, which decode to a
+ * non-canonical or random value that is no slab object (the chance that
+ * data passes is that of guessing s->random).
+ */
+static inline bool object_is_parked(const struct kmem_cache *s, void *object)
+{
+	void *next = get_deferred_link(s, object);
+
+	return !next || is_slab_object(next);
+}
+
+static inline void *slab_freelist(const struct kmem_cache *s, struct page *slab)
+{
+	return freeptr_decode(s, (unsigned long)slab->freelist,
+			      &slab->freelist);
+}
+
+static inline void set_slab_freelist(const struct kmem_cache *s,
+				     struct page *slab, void *object)
+{
+	slab->freelist = (void *)freeptr_encode(s, object, &slab->freelist);
+}
+
+/* ---- which node (include/slab.h, slab_numa_mode; slab.c) ---- */
+
+/* May a request that prefers one node be served by another? */
+static inline bool slab_node_fallback_allowed(gfp_t gfp)
+{
+	return !(gfp & __GFP_THISNODE) && slab_numa_mode != SLAB_NUMA_STRICT;
+}
+
+/* The node a request prefers: node, or this CPU's memory node; -1 (after
+ * NUMA_NO_NODE was resolved) for a node no request may name. */
+static inline int slab_preferred_node(int node)
+{
+	if (node == NUMA_NO_NODE)
+		return numa_mem_id();
+	if (node < 0 || node >= MAX_NUMNODES || !node_online(node))
+		return -1;
+	return node;
+}
+
+/* Every allocation path's last step: the object leaves the allocator
+ * (its shadow opens), zeroed if asked (Linux's slab_post_alloc_hook()). */
+static inline void *slab_post_alloc_hook(struct kmem_cache *s, void *object,
+					 gfp_t gfp)
+{
+	kasan_slab_alloc(s, object);
+	if (gfp & __GFP_ZERO)
+		memset(object, 0, s->object_size);
+	return object;
+}
+
+/* ---- slab.c: slabs, objects to and from them, allocation and free ---- */
 /*
  * Take up to nr objects from slabs into p; returns how many.  node is the
  * node wanted (NUMA_NO_NODE: this CPU's memory node); other nodes serve
@@ -691,9 +873,23 @@ unsigned int __slab_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int node,
 /* Give nr objects back to their slabs. */
 void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 		      unsigned long caller);
-/* s->stride_inverse and s->stride_shift from s->size
- * (slab_object_start()). */
-void calculate_stride_inverse(struct kmem_cache *s);
+/* One object back to its slab (list_lock held); a slab to free goes on
+ * *discard, for free_slab_list() after the unlock. */
+void free_to_slab_locked(struct kmem_cache *s, struct kmem_cache_node *n,
+			 struct page *slab, void *object,
+			 struct list_head *discard, unsigned long caller);
+/* Any context, beside their locked twins in slab.c: one object from node
+ * nid's first partial slab, or from a fresh slab (on node preferred, or
+ * as gfp allows); NULL with *busy set when list_lock was held. */
+void *slab_alloc_partial_nolock(struct kmem_cache *s, int nid, int preferred,
+				bool *busy, unsigned long caller);
+void *slab_alloc_new_nolock(struct kmem_cache *s, gfp_t gfp, int preferred,
+			    bool *busy, unsigned long caller);
+/* A slab (every slab on list) back to the page allocator, no lock held;
+ * LOCK_TRY: by free_pages_nolock(). */
+void free_slab(struct kmem_cache *s, struct page *slab, enum lock_how how);
+void free_slab_list(struct kmem_cache *s, struct list_head *list,
+		    enum lock_how how);
 /* Checks a free of object to s; false (after a report) to refuse it. */
 bool slab_free_check(struct kmem_cache *s, const void *object,
 		     unsigned long caller);
@@ -704,19 +900,15 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller);
 void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
 			     unsigned long caller);
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller);
-void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
-	      const char *fmt, ...) __printf(4, 5);
-/* kmalloc(size) gave object: remember size, red-zone the rest (debug
- * kmalloc caches only; nothing otherwise). */
-void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
-/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
- * or s->object_size when the cache keeps none. */
-size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
-/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
-struct slab_track *slab_object_tracks(const struct kmem_cache *s,
-				      void *object);
+/* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
+void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
+			     const void *p);
+/* For mm/mm_check.c: walk a slab's freelist (the links decoded as slab.c
+ * encodes them); quiescent callers only. */
+void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
+void *slab_check_next_free(const struct kmem_cache *s, void *object);
 
-/* ---- slab.c: the any-context paths (docs/any-context.md) ---- */
+/* ---- slab_nolock.c: the any-context paths (docs/any-context.md) ---- */
 /* One object from s, trylocks only; NULL with *busy true when a lock was
  * held, false when there was no memory.  No counter is bumped here. */
 void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
@@ -728,10 +920,56 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 unsigned long slab_deferred_frees(unsigned int cpu);
 /* Free every CPU's deferred objects now (on_each_cpu: IRQs on). */
 void slab_deferred_flush_all(void);
+/* Boot (kmem_cache_init()): every possible CPU's deferred list ready. */
+void slab_defer_init(void);
+/* For mm/mm_check.c: walk the deferred lists; quiescent callers only. */
+void *slab_deferred_first(unsigned int cpu);
+void *slab_deferred_next(void *object);
+#ifdef HOST_TEST
+void slab_deferred_host_reset(void);
+#endif
 
-/* The object of s's slab that p points into (kfree_rcu()'s rcu_head). */
-void *slab_object_containing(const struct kmem_cache *s, struct page *slab,
-			     const void *p);
+/* ---- slab_debug.c: reports and the checks of debug caches ---- */
+void slab_bug(struct kmem_cache *s, const void *object, unsigned long caller,
+	      const char *fmt, ...) __printf(4, 5);
+/* Fill n bytes no caller owns (byte by byte for the host's ASan). */
+void slab_fill(void *p, u8 value, size_t n);
+/* Paint object's debug areas as a free (val SLUB_RED_INACTIVE) or an
+ * allocated (SLUB_RED_ACTIVE) one. */
+void init_object(struct kmem_cache *s, void *object, u8 val);
+/* Is every red-zone byte of object `value`? */
+bool red_zone_is(const struct kmem_cache *s, const void *object, u8 value);
+/* A debug cache's object leaving its slab (list_lock held): still poisoned
+ * and red-zoned as a free one?  Reported if not; then painted allocated. */
+void alloc_debug_checks(struct kmem_cache *s, void *object,
+			unsigned long caller);
+/* ... and entering it: false (after a report) when the free must be
+ * refused; then painted free. */
+bool free_debug_checks_locked(struct kmem_cache *s, struct page *slab,
+			      void *object, unsigned long caller);
+/* kmalloc(size) gave object: remember size, red-zone the rest (debug
+ * kmalloc caches only; nothing otherwise). */
+void slab_kmalloc_set_size(struct kmem_cache *s, void *object, size_t size);
+/* The size kmalloc() was asked for (kept by debug kmalloc caches only),
+ * or s->object_size when the cache keeps none. */
+size_t slab_kmalloc_orig_size(struct kmem_cache *s, void *object);
+/* SLAB_STORE_USER: object's two records, [0] alloc and [1] free. */
+struct slab_track *slab_object_tracks(const struct kmem_cache *s,
+				      void *object);
+/* kmem_cache_destroy(): name every object of n still allocated (list_lock
+ * held); returns how many. */
+unsigned long report_leaks_locked(struct kmem_cache *s,
+				  struct kmem_cache_node *n);
+
+/* ---- slab_common.c: the life of a cache ---- */
+/* s->stride_inverse and s->stride_shift from s->size
+ * (slab_object_start()). */
+void calculate_stride_inverse(struct kmem_cache *s);
+unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
+void kmem_cache_shrink_all(void);
+#ifdef HOST_TEST
+void slab_host_reset(void);
+#endif
 
 /* ---- slab_rcu.c: kfree_rcu() and the RCU barriers ---- */
 void slab_rcu_init(void);
@@ -753,18 +991,6 @@ extern bool kfree_rcu_test_fail_carrier;
 void slab_rcu_host_reset(void);
 #endif
 
-unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
-/* For mm/mm_check.c: walk a slab's freelist and the deferred lists (the
- * links decoded as slab.c encodes them); quiescent callers only. */
-void *slab_check_first_free(const struct kmem_cache *s, struct page *slab);
-void *slab_check_next_free(const struct kmem_cache *s, void *object);
-void *slab_deferred_first(unsigned int cpu);
-void *slab_deferred_next(void *object);
-void kmem_cache_shrink_all(void);
-#ifdef HOST_TEST
-void slab_host_reset(void);
-#endif
-
 /* ---- sheaf.c ---- */
 void pcs_init(struct kmem_cache *s);
 unsigned int calculate_sheaf_capacity(const struct kmem_cache *s,
@@ -778,8 +1004,9 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 /* Every CPU's sheaves and the barn back to the slabs (on_each_cpu). */
 void flush_all_sheaves(struct kmem_cache *s);
 /* kfree_rcu(): object into this CPU's rcu_free sheaf; false: fall back.
- * allow_spin false: any context (trylocks only, never allocates). */
-bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, bool allow_spin);
+ * LOCK_TRY: any context (trylocks only, never allocates). */
+bool free_to_rcu_sheaf(struct kmem_cache *s, void *object,
+		       enum lock_how how);
 /* Every CPU's rcu_free sheaf of s (every cache: s NULL) to call_rcu();
  * task context, IRQs on (on_each_cpu). */
 void flush_rcu_sheaves(struct kmem_cache *s);

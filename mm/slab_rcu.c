@@ -198,7 +198,7 @@ static void __kvfree_call_rcu(struct rcu_head *head, void *ptr,
 	s = kfree_rcu_cache(ptr);
 	if (!kfree_rcu_check(s, ptr, caller))
 		return;
-	if (s && cache_has_sheaves(s) && free_to_rcu_sheaf(s, ptr, true))
+	if (s && cache_has_sheaves(s) && free_to_rcu_sheaf(s, ptr, LOCK_SPIN))
 		return;
 	kfree_rcu_fallback(s, head, ptr, caller);
 }
@@ -253,7 +253,7 @@ void kfree_rcu_nolock_call(struct rcu_head *head, void *ptr)
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
 	s = kfree_rcu_cache(ptr);
-	if (s && cache_has_sheaves(s) && free_to_rcu_sheaf(s, ptr, false))
+	if (s && cache_has_sheaves(s) && free_to_rcu_sheaf(s, ptr, LOCK_TRY))
 		return;
 	d = this_cpu_ptr(kfree_rcu_defer);
 	/* Counted first: the count never reads less than the list holds. */

@@ -53,7 +53,6 @@
 #define BIOS_AREA_END       0x100000
 #define RSDP_ALIGN          16
 #define ACPI_TABLE_MAX_LEN  (1u << 20) /* sanity bound on a table length */
-#define FOUR_GIB            (1ull << 32)
 
 /* MADT entry types (ACPI 6.5, table 5.46). */
 #define MADT_LOCAL_APIC          0
@@ -216,14 +215,14 @@ static const struct acpi_table_header *map_table(u64 phys)
 {
 	const struct acpi_table_header *h;
 
-	if (!phys || phys + sizeof(*h) > FOUR_GIB) {
+	if (!phys || phys + sizeof(*h) > SZ_4G) {
 		pr_warn("acpi: table address %#lx is outside the direct map\n",
 			(unsigned long)phys);
 		return NULL;
 	}
 	h = phys_to_virt(phys);
 	if (h->length < sizeof(*h) || h->length > ACPI_TABLE_MAX_LEN ||
-	    phys + h->length > FOUR_GIB) {
+	    phys + h->length > SZ_4G) {
 		pr_warn("acpi: table %.4s at %#lx has a bad length %u\n",
 			h->signature, (unsigned long)phys, h->length);
 		return NULL;
@@ -248,7 +247,7 @@ static const struct acpi_table_header *find_table(
 		const struct acpi_table_header *h;
 
 		memcpy(&phys, entries + i * entry_size, entry_size);
-		if (!phys || phys + sizeof(*h) > FOUR_GIB)
+		if (!phys || phys + sizeof(*h) > SZ_4G)
 			continue;
 		h = phys_to_virt(phys);
 		if (memcmp(h->signature, sig, 4))

@@ -129,10 +129,22 @@ static void apic_error_interrupt(struct pt_regs *regs)
 	apic_eoi();
 }
 
+/* The local APIC can send the self-IPI (smp_init(), below). */
+static bool irq_work_ipi_ready;
+
+/* irq_work.h's hook: the self-IPI on IRQ_WORK_VECTOR.  Before the APIC is
+ * up nothing is sent; smp_init()'s own self-IPI runs what was queued. */
+void arch_irq_work_raise(void)
+{
+	if (READ_ONCE(irq_work_ipi_ready))
+		apic_send_self_ipi(IRQ_WORK_VECTOR);
+}
+
 static void irq_work_interrupt(struct pt_regs *regs)
 {
 	(void)regs;
 	apic_eoi();
+	WRITE_ONCE(irq_work_ipi_ready, true);
 	irq_work_run();
 }
 

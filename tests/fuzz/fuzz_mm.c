@@ -98,7 +98,7 @@
 #define FUZZ_PAGE_STRIPE  16                 /* pattern bytes per page of a block */
 #define FUZZ_LARGE_MAX    (64u << 10)        /* largest kmalloc size tried */
 #define FUZZ_CACHE_ALWAYS_FITS (16u << 10)   /* a cache this size must work */
-#define FUZZ_SLAB_MAX_ORDER 3                /* mm/slab.c: SLAB_MAX_ORDER */
+#define FUZZ_SLAB_MAX_ORDER 3                /* SLAB_MAX_ORDER (slab_internal.h) */
 
 /* ---- the input ---- */
 

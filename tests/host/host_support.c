@@ -197,55 +197,16 @@ int smp_call_function_single(unsigned int cpu, smp_call_func_t func,
 }
 
 /*
- * Host irq_work: queued works wait on their CPU's list until the test
- * plays that CPU's interrupt by calling irq_work_run() (as the kernel's
- * IPI handler would), so a test decides exactly when deferred work runs.
+ * irq_work (kernel/irq_work.c, the kernel's own file): the platform hook
+ * raises nothing.  Queued works wait on their CPU's list until the test
+ * plays that CPU's interrupt by calling irq_work_run() there (as the
+ * kernel's IPI handler would, and in the context the test sets up:
+ * host_irq_nesting for in_irq()), so a test decides exactly when deferred
+ * work runs.  irq_work_sync() waits as in the kernel, for an interrupt
+ * that here only a test (or another thread's) irq_work_run() provides.
  */
-static struct llist_head host_irq_work_list[NR_CPUS];
-
-bool irq_work_queue(struct irq_work *work)
+void arch_irq_work_raise(void)
 {
-	unsigned int old = __atomic_fetch_or(&work->flags,
-					     IRQ_WORK_PENDING | IRQ_WORK_BUSY,
-					     __ATOMIC_ACQ_REL);
-
-	if (old & IRQ_WORK_PENDING)
-		return false;
-	llist_add(&work->llnode, &host_irq_work_list[host_cpu_id]);
-	return true;
-}
-
-void irq_work_run(void)
-{
-	struct llist_node *oldest_first =
-		llist_reverse_order(llist_del_all(&host_irq_work_list[host_cpu_id]));
-
-	host_irq_nesting++;
-	while (oldest_first) {
-		struct irq_work *work =
-			llist_entry(oldest_first, struct irq_work, llnode);
-
-		oldest_first = oldest_first->next;
-		__atomic_fetch_and(&work->flags, ~IRQ_WORK_PENDING,
-				   __ATOMIC_ACQ_REL);
-		work->func(work);
-		__atomic_fetch_and(&work->flags, ~IRQ_WORK_BUSY,
-				   __ATOMIC_RELEASE);
-	}
-	host_irq_nesting--;
-}
-
-bool irq_work_is_pending(const struct irq_work *work)
-{
-	return __atomic_load_n(&work->flags, __ATOMIC_ACQUIRE) &
-	       IRQ_WORK_PENDING;
-}
-
-/* One thread: nothing can be running elsewhere; run what is pending here. */
-void irq_work_sync(struct irq_work *work)
-{
-	if (irq_work_is_pending(work))
-		irq_work_run();
 }
 
 /* Host task work: as on_each_cpu(), one "CPU" after another. */

@@ -1097,7 +1097,7 @@ static void nmi_mid_swap(struct kunit *test)
  */
 #define DEBUG_NMI_OBJECTS 6
 #define DEBUG_NMI_FILL    0x5a
-#define DEBUG_NMI_POISON_FREE 0x6b   /* mm/slab.c: a free object's bytes */
+#define DEBUG_NMI_POISON_FREE 0x6b   /* slab_internal.h: POISON_FREE */
 
 static struct kmem_cache *debug_nmi_cache;
 static void *debug_nmi_free, *debug_nmi_got;

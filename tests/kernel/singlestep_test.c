@@ -1024,11 +1024,11 @@ static unsigned int count_steps(struct kunit *test, enum fast_path fp,
 static const char *const sheaf_layer[] = {
 	"traced_call", "kmalloc", "kfree", "kmem_cache_alloc",
 	"kmem_cache_free", "kmalloc_nolock", "kfree_nolock", "__kmalloc",
-	"__kfree", "slab_alloc_caller", "slab_free", "slab_alloc_nolock",
+	"kfree_dispatch", "slab_alloc_caller", "slab_free", "slab_alloc_nolock",
 	"slab_free_nolock", "alloc_from_pcs", "free_to_pcs",
 	"free_to_pcs_slow", "alloc_from_pcs_nolock", "free_to_pcs_nolock",
 	"barn_get_sheaf", "barn_put_sheaf", "barn_replace_full_sheaf",
-	"barn_replace_empty_sheaf", "barn_lock", "barn_take_locked",
+	"barn_replace_empty_sheaf", "barn_take_locked",
 };
 
 static bool in_sheaf_layer(unsigned long rip)

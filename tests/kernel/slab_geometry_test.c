@@ -14,7 +14,7 @@
  * tracking records and the kmalloc size never share a byte (the records
  * written over the free pointer would go unseen until a report printed a
  * garbled "allocated by").  And each cache's slab order is the smallest
- * that holds enough objects (mm/slab.c, calculate_order()).
+ * that holds enough objects (mm/slab_common.c, calculate_order()).
  *
  * What must hold in every flavour: every byte the user may write can be
  * written and reads back, while its neighbours are freed and reallocated
