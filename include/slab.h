@@ -61,6 +61,9 @@ typedef unsigned int slab_flags_t;
  * fields still read as they were.
  */
 #define SLAB_TYPESAFE_BY_RCU     (1u << 8)
+/* Set by slab_trace_enable() (mm/slab_trace.c), not by creators: every
+ * step of this cache's allocations and frees is printed. */
+#define SLAB_TRACED              (1u << 9)
 
 /* Any of these makes a "debug cache": it bypasses sheaves, as in Linux. */
 #define SLAB_DEBUG_FLAGS (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
@@ -99,6 +102,15 @@ struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
 int kmem_cache_destroy(struct kmem_cache *s);
 /* Flush every CPU's sheaves and the barn, give empty slabs back. */
 void kmem_cache_shrink(struct kmem_cache *s);
+
+/*
+ * Print every step of a cache's allocations and frees (mm/slab_trace.c,
+ * docs/slab-and-sheaves.md): task context; each flushes the cache's
+ * sheaves.  slab_trace_setup() takes trace_alloc='s list at boot.
+ */
+void slab_trace_enable(struct kmem_cache *s);
+void slab_trace_disable(struct kmem_cache *s);
+void slab_trace_setup(const char *names);
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
 void kmem_cache_free(struct kmem_cache *s, void *object);

@@ -176,6 +176,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	slab_numa_mode = (enum slab_numa_mode)param_choice(PARAM_SLAB_NUMA);
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
+	slab_trace_setup(param_text(PARAM_TRACE_ALLOC)); /* trace_alloc= */
 	rcu_init();                      /* before the ticks and idle loops */
 	smp_init();                      /* APIC timer, other CPUs, watchdog */
 

@@ -102,6 +102,10 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.name = "test", .type = PARAM_TEXT, .needs_text = true,
 		.help = "run only the suites/cases matching these globs",
 	},
+	[PARAM_TRACE_ALLOC] = {
+		.name = "trace_alloc", .type = PARAM_TEXT, .needs_text = true,
+		.help = "cache[,cache...] (a trailing * a prefix): print every step of their allocations and frees",
+	},
 	[PARAM_WATCHDOG_THRESH] = {
 		.name = "watchdog_thresh", .type = PARAM_NUMBER, .unit = "seconds",
 		.min = 1, .max = WATCHDOG_THRESH_MAX_S,

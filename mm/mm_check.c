@@ -359,7 +359,7 @@ static void check_cpu_sheaves(struct cache_scan *cs, unsigned int cpu)
 {
 	struct kmem_cache *s = cs->s;
 	struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
-	const struct slab_sheaf *main = READ_ONCE(pcs->main);
+	const struct slab_sheaf *main = pcs_main_unlocked(pcs);
 	const struct slab_sheaf *spare = READ_ONCE(pcs->spare);
 	char where[24];
 
@@ -748,7 +748,7 @@ int slab_cache_check(struct kmem_cache *s)
 			       cpu_to_mem(cpu) : NUMA_NO_NODE;
 		check_cpu_sheaves(&cs, cpu);
 		if (!local_lock_is_locked(&pcs->lock))
-			check_rcu_free_sheaf(&cs, cpu, READ_ONCE(pcs->main),
+			check_rcu_free_sheaf(&cs, cpu, pcs_main_unlocked(pcs),
 					     READ_ONCE(pcs->spare));
 	}
 	for (nid = 0; nid < MAX_NUMNODES; nid++)

@@ -538,14 +538,14 @@ pcs_replace_empty_main(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 	}
 
 	/* Refill without the lock: it walks slabs and may make new ones. */
-	local_unlock_irqrestore(&pcs->lock, *flags);
+	pcs_unlock_irqrestore(s, pcs, *flags);
 	mm_point(MM_POINT_SHEAF_REFILL_UNLOCKED, s);
 	full = alloc_full_sheaf(s, gfp);
 	if (!full)
 		return NULL;
 	mm_point(MM_POINT_SHEAF_REFILL_DONE, s);
 	pcs = this_pcs(s);
-	if (!local_trylock_irqsave(&pcs->lock, *flags)) {
+	if (!pcs_trylock_irqsave(s, pcs, *flags)) {
 		sheaf_flush_and_free(s, full);
 		return NULL;
 	}
@@ -574,7 +574,7 @@ void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp)
 	unsigned long flags;
 	void *object;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return NULL;
 	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(!pcs->main->size)) {
@@ -584,7 +584,8 @@ void *alloc_from_pcs(struct kmem_cache *s, gfp_t gfp)
 	}
 	object = pcs->main->objects[--pcs->main->size];
 	pcs->alloc_pcs++;
-	local_unlock_irqrestore(&pcs->lock, flags);
+	slab_trace(s, ALLOC_PCS);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return object;
 }
 
@@ -618,12 +619,12 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 	/* 3. A new empty sheaf, if the full one has somewhere to go. */
 	if (main == &bootstrap_sheaf || !pcs->spare ||
 	    barn_has_room_for_full(s)) {
-		local_unlock_irqrestore(&pcs->lock, *flags);
+		pcs_unlock_irqrestore(s, pcs, *flags);
 		mm_point(MM_POINT_SHEAF_FREE_UNLOCKED, s);
 		empty = alloc_empty_sheaf(s, GFP_NOWAIT, s->sheaf_capacity);
 		mm_point(MM_POINT_SHEAF_FREE_GOT_EMPTY, s);
 		pcs = this_pcs(s);
-		if (!local_trylock_irqsave(&pcs->lock, *flags)) {
+		if (!pcs_trylock_irqsave(s, pcs, *flags)) {
 			if (empty)
 				free_empty_sheaf(s, empty);
 			return false;
@@ -632,7 +633,7 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 		 * flushed the sheaves meanwhile under rules that send this
 		 * object to its slab. */
 		if (slab_free_skips_sheaves(object)) {
-			local_unlock_irqrestore(&pcs->lock, *flags);
+			pcs_unlock_irqrestore(s, pcs, *flags);
 			if (empty)
 				free_empty_sheaf(s, empty);
 			return false;
@@ -661,7 +662,7 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 		if (main->size < main->capacity)
 			goto push;
 		if (main == &bootstrap_sheaf) {
-			local_unlock_irqrestore(&pcs->lock, *flags);
+			pcs_unlock_irqrestore(s, pcs, *flags);
 			return false;
 		}
 	}
@@ -673,7 +674,8 @@ static __noinline bool free_to_pcs_slow(struct kmem_cache *s,
 push:
 	pcs->main->objects[pcs->main->size++] = object;
 	pcs->free_pcs++;
-	local_unlock_irqrestore(&pcs->lock, *flags);
+	slab_trace(s, FREE_PCS);
+	pcs_unlock_irqrestore(s, pcs, *flags);
 	if (nb)
 		mm_point(MM_POINT_SHEAF_FLUSH_BATCH, s);
 	if (nb)
@@ -688,14 +690,15 @@ bool free_to_pcs(struct kmem_cache *s, void *object)
 
 	if (slab_free_skips_sheaves(object))
 		return false;
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return false;
 	mm_point(MM_POINT_SHEAF_LOCKED, s);
 	if (unlikely(pcs->main->size == pcs->main->capacity))
 		return free_to_pcs_slow(s, pcs, object, &flags);
 	pcs->main->objects[pcs->main->size++] = object;
 	pcs->free_pcs++;
-	local_unlock_irqrestore(&pcs->lock, flags);
+	slab_trace(s, FREE_PCS);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return true;
 }
 
@@ -712,7 +715,7 @@ void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy)
 	unsigned long flags;
 	void *object = NULL;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+	if (!pcs_trylock_irqsave(s, pcs, flags)) {
 		*busy = true;
 		return NULL;
 	}
@@ -722,8 +725,9 @@ void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy)
 	    page_to_nid(virt_to_page(main->objects[main->size - 1])) == node) {
 		object = main->objects[--main->size];
 		pcs->alloc_pcs++;
+		slab_trace(s, ALLOC_PCS);
 	}
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return object;
 }
 
@@ -740,7 +744,7 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 	unsigned long flags;
 	void *object = NULL;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+	if (!pcs_trylock_irqsave(s, pcs, flags)) {
 		*busy = true;
 		return NULL;
 	}
@@ -761,8 +765,9 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy)
 	if (pcs->main->size) {
 		object = pcs->main->objects[--pcs->main->size];
 		pcs->alloc_pcs++;
+		slab_trace(s, ALLOC_PCS);
 	}
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return object;
 }
 
@@ -780,7 +785,7 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 
 	if (slab_free_skips_sheaves(object))
 		return false;
-	if (!local_trylock_irqsave(&pcs->lock, flags)) {
+	if (!pcs_trylock_irqsave(s, pcs, flags)) {
 		*busy = true;
 		return false;
 	}
@@ -802,9 +807,10 @@ bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy)
 	if (pcs->main->size < pcs->main->capacity) {
 		pcs->main->objects[pcs->main->size++] = object;
 		pcs->free_pcs++;
+		slab_trace(s, FREE_PCS);
 		done = true;
 	}
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return done;
 }
 
@@ -818,7 +824,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 	struct slab_sheaf *full, *old;
 	unsigned long flags;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return 0;
 	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
@@ -845,7 +851,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 		stash_empty_sheaf_locked(s, pcs, old);
 	}
 	pcs->alloc_pcs += got;
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return got;
 }
 
@@ -862,7 +868,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		if (slab_free_skips_sheaves(p[n]))
 			break;
 	nr = n;
-	if (!nr || !local_trylock_irqsave(&pcs->lock, flags))
+	if (!nr || !pcs_trylock_irqsave(s, pcs, flags))
 		return 0;
 	mm_point(MM_POINT_SHEAF_BULK_LOCKED, s);
 	for (;;) {
@@ -889,7 +895,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		pcs->main = empty;
 	}
 	pcs->free_pcs += done;
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return done;
 }
 
@@ -967,20 +973,20 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, enum lock_how how)
 	/* The sheaf ends in this node's barn: its objects must be local. */
 	if (slab_free_skips_sheaves(object))
 		return false;
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return false;
 	mm_point(MM_POINT_RCU_SHEAF_LOCKED, s);
 	if (!pcs->rcu_free) {
 		sheaf = barn_get_sheaf(s, SHEAVES_EMPTY, how);
 		if (!sheaf && how == LOCK_SPIN) {
-			local_unlock_irqrestore(&pcs->lock, flags);
+			pcs_unlock_irqrestore(s, pcs, flags);
 			mm_point(MM_POINT_RCU_SHEAF_UNLOCKED, s);
 			sheaf = alloc_empty_sheaf(s, GFP_NOWAIT,
 						  s->sheaf_capacity);
 			if (!sheaf)
 				return false;
 			pcs = this_pcs(s);
-			if (!local_trylock_irqsave(&pcs->lock, flags)) {
+			if (!pcs_trylock_irqsave(s, pcs, flags)) {
 				free_empty_sheaf(s, sheaf);
 				return false;
 			}
@@ -994,7 +1000,7 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, enum lock_how how)
 			pcs->rcu_free = sheaf;
 		}
 		if (!pcs->rcu_free) {
-			local_unlock_irqrestore(&pcs->lock, flags);
+			pcs_unlock_irqrestore(s, pcs, flags);
 			return false;
 		}
 	}
@@ -1003,7 +1009,7 @@ bool free_to_rcu_sheaf(struct kmem_cache *s, void *object, enum lock_how how)
 	stat(s, FREE_RCU_SHEAF);
 	if (sheaf->size == sheaf->capacity)
 		rcu_free_submit_locked(s, pcs);
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	if (extra && !barn_put_sheaf(s, extra, BARN_WITHIN_LIMIT))
 		free_empty_sheaf(s, extra);
 	return true;
@@ -1026,10 +1032,10 @@ static bool rcu_free_submit(struct kmem_cache *s, unsigned int cpu)
 
 	if (!cache_has_sheaves(s))
 		return true;
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return false;
 	rcu_free_submit_locked(s, pcs);
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return true;
 }
 
@@ -1110,14 +1116,14 @@ static bool pcs_detach(struct kmem_cache *s, struct slub_percpu_sheaves *pcs,
 {
 	unsigned long flags;
 
-	if (!local_trylock_irqsave(&pcs->lock, flags))
+	if (!pcs_trylock_irqsave(s, pcs, flags))
 		return false;
 	*main = pcs->main;
 	*spare = pcs->spare;
 	pcs->main = &bootstrap_sheaf;
 	pcs->spare = NULL;
 	rcu_free_submit_locked(s, pcs);
-	local_unlock_irqrestore(&pcs->lock, flags);
+	pcs_unlock_irqrestore(s, pcs, flags);
 	return true;
 }
 
@@ -1265,14 +1271,14 @@ struct slab_sheaf *kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
 	}
 	/* The CPU's spare, if it holds enough. */
 	pcs = this_pcs(s);
-	if (local_trylock_irqsave(&pcs->lock, flags)) {
+	if (pcs_trylock_irqsave(s, pcs, flags)) {
 		if (pcs->spare && pcs->spare->size >= count) {
 			sheaf = pcs->spare;
 			pcs->spare = NULL;
 			if (bootstrap_sheaf_escapes(sheaf, "a prefilled sheaf"))
 				sheaf = NULL;
 		}
-		local_unlock_irqrestore(&pcs->lock, flags);
+		pcs_unlock_irqrestore(s, pcs, flags);
 	}
 	if (!sheaf)
 		sheaf = barn_get_sheaf(s, SHEAVES_FULL, LOCK_SPIN);
@@ -1339,7 +1345,7 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 		return;
 	}
 	pcs = this_pcs(s);
-	if (local_trylock_irqsave(&pcs->lock, flags)) {
+	if (pcs_trylock_irqsave(s, pcs, flags)) {
 		if (pcs->main == &bootstrap_sheaf) {
 			/* A CPU without sheaves: as a spare beside the
 			 * placeholder, the next swap would make the
@@ -1350,7 +1356,7 @@ void kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
 			pcs_install_spare_locked(s, pcs, sheaf);
 			sheaf = NULL;
 		}
-		local_unlock_irqrestore(&pcs->lock, flags);
+		pcs_unlock_irqrestore(s, pcs, flags);
 	}
 	if (!sheaf)
 		return;

@@ -168,20 +168,35 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
  * with memory the page allocator finds. */
 static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
+	struct slab_trace_pages before;
 	struct page *slab;
 
+	if (unlikely(s->flags & SLAB_TRACED))
+		slab_trace_pages_before(&before, nid);
 	slab = alloc_pages_node(nid, (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
 				s->order);
-	return slab ? setup_slab(s, slab) : NULL;
+	if (!slab)
+		return NULL;
+	if (unlikely(s->flags & SLAB_TRACED))
+		slab_trace_pages_after(s, &before, slab);
+	return setup_slab(s, slab);
 }
 
 /* Any context: one try at the page allocator; *busy as try_alloc_pages. */
 static struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp,
 					 int nid, bool *busy)
 {
-	struct page *slab = __try_alloc_pages(nid, gfp, s->order, busy);
+	struct slab_trace_pages before;
+	struct page *slab;
 
-	return slab ? setup_slab(s, slab) : NULL;
+	if (unlikely(s->flags & SLAB_TRACED))
+		slab_trace_pages_before(&before, nid);
+	slab = __try_alloc_pages(nid, gfp, s->order, busy);
+	if (!slab)
+		return NULL;
+	if (unlikely(s->flags & SLAB_TRACED))
+		slab_trace_pages_after(s, &before, slab);
+	return setup_slab(s, slab);
 }
 
 /*

@@ -377,6 +377,7 @@ struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
 		return NULL;
 	}
 	add_to_cache_list(s);
+	slab_trace_new_cache(s);
 	return s;
 }
 

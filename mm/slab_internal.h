@@ -51,33 +51,44 @@
 #include <spinlock.h>
 #include <string.h>
 
-/* ---- statistics (summed over CPUs by slabinfo) ---- */
+/*
+ * ---- statistics (summed over CPUs by slabinfo) ----
+ * Each item: its name (Linux's, from enum stat_item in mm/slub.c where it
+ * has one) and what one count means, which the trace (mm/slab_trace.c)
+ * prints beside it.
+ */
+#define SLAB_STAT_ITEMS(X)						\
+	X(ALLOC_PCS, "sheaf hit: the object comes from this CPU's main sheaf") \
+	X(ALLOC_SLOWPATH, "served by the slabs directly, no sheaf")	\
+	X(FREE_PCS, "sheaf hit: the object goes into this CPU's main sheaf") \
+	X(FREE_SLOWPATH, "freed to its slab directly, no sheaf")	\
+	X(SHEAF_SWAP, "main and spare swapped")				\
+	X(SHEAF_REFILL, "a sheaf refilled from partial slabs")		\
+	X(SHEAF_FLUSH, "objects of a sheaf flushed back to their slabs") \
+	X(SHEAF_ALLOC, "a sheaf allocated (from a kmalloc cache)")	\
+	X(SHEAF_FREE, "a sheaf freed")					\
+	X(BARN_GET, "a sheaf taken from the node's barn")		\
+	X(BARN_GET_FAIL, "the barn had no sheaf of the kind wanted")	\
+	X(BARN_PUT, "a sheaf put in the node's barn")			\
+	X(BARN_PUT_FAIL, "the barn refused a sheaf: at its limit")	\
+	X(SHEAF_PREFILL, "a prefilled sheaf handed out")		\
+	X(SHEAF_RETURN, "a prefilled sheaf given back")			\
+	X(ALLOC_SLAB, "a new slab from the page allocator")		\
+	X(FREE_SLAB, "an empty slab given back to the page allocator")	\
+	X(SHEAF_FLUSH_BUSY, "a flush IPI found a fast path inside: asked again") \
+	X(FREE_RCU_SHEAF, "kfree_rcu() kept in this CPU's rcu_free sheaf") \
+	X(FREE_RCU_FALLBACK, "kfree_rcu() by a call_rcu() of its own")	\
+	X(RCU_SHEAF_SUBMIT, "the rcu_free sheaf handed to call_rcu()")	\
+	X(RCU_SHEAF_RETURN, "an rcu_free sheaf back after its grace period, into the barn") \
+	X(RCU_SHEAF_RETURN_FLUSH, "an rcu_free sheaf back, barn full: objects to the slabs") \
+	X(FREE_DEFERRED, "kfree_nolock() found a lock held: the object parked on this CPU's deferred list for irq_work")
+
+#define SLAB_STAT_ENUM(name, what) name,
 enum slab_stat_item {
-	ALLOC_PCS,            /* allocation served by this CPU's sheaves */
-	ALLOC_SLOWPATH,       /* allocation served by the slabs directly */
-	FREE_PCS,             /* free absorbed by this CPU's sheaves */
-	FREE_SLOWPATH,        /* free that went to the slabs directly */
-	SHEAF_SWAP,           /* main and spare exchanged */
-	SHEAF_REFILL,         /* a sheaf refilled from slabs */
-	SHEAF_FLUSH,          /* objects of a sheaf flushed back to slabs */
-	SHEAF_ALLOC,          /* sheaf arrays allocated */
-	SHEAF_FREE,           /* sheaf arrays freed */
-	BARN_GET,             /* sheaf taken from the barn */
-	BARN_GET_FAIL,        /* barn had none of the kind wanted */
-	BARN_PUT,             /* sheaf put in the barn */
-	BARN_PUT_FAIL,        /* barn refused: at its limit */
-	SHEAF_PREFILL,        /* prefilled sheaves handed out */
-	SHEAF_RETURN,         /* prefilled sheaves given back */
-	ALLOC_SLAB,           /* slabs allocated from the buddy */
-	FREE_SLAB,            /* slabs given back to the buddy */
-	SHEAF_FLUSH_BUSY,     /* flush IPI found a fast path inside: asked again */
-	FREE_RCU_SHEAF,       /* kfree_rcu() kept in this CPU's rcu_free sheaf */
-	FREE_RCU_FALLBACK,    /* kfree_rcu() by a call_rcu() of its own */
-	RCU_SHEAF_SUBMIT,     /* rcu_free sheaf handed to call_rcu() */
-	RCU_SHEAF_RETURN,     /* ... back after its grace period, into the barn */
-	RCU_SHEAF_RETURN_FLUSH, /* ... back, barn full: objects to the slabs */
+	SLAB_STAT_ITEMS(SLAB_STAT_ENUM)
 	NR_SLAB_STAT_ITEMS
 };
+#undef SLAB_STAT_ENUM
 
 /*
  * A sheaf: an array of free object pointers.  objects[0..size) are free
@@ -154,7 +165,7 @@ struct kmem_cache_node {
  * call_rcu() before it unlocks (sheaf.c, "The rcu_free sheaf").
  * The two hot counters sit here so the fast path writes nothing shared.
  */
-#define PCS_WORDS 6   /* the words below, the lock's included */
+#define PCS_WORDS 7   /* the words below, the lock's included */
 
 struct slub_percpu_sheaves {
 	local_trylock_t lock;
@@ -163,6 +174,9 @@ struct slub_percpu_sheaves {
 	struct slab_sheaf *rcu_free;
 	unsigned long alloc_pcs;
 	unsigned long free_pcs;
+	/* A traced cache (mm/slab_trace.c): main while the lock is free
+	 * (main is then &slab_trace_gate, which every fast path refuses). */
+	struct slab_sheaf *traced_main;
 	/* One cache line per CPU, so CPUs never write each other's line
 	 * (the array starts line-aligned: see struct kmem_cache). */
 	char pad[SLAB_CACHE_LINE - PCS_WORDS * sizeof(unsigned long)];
@@ -175,7 +189,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 56
+#define KMEM_CACHE_PAD_TO_LINE 48
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -262,15 +276,92 @@ extern struct list_head slab_caches;
 extern spinlock_t slab_caches_lock;
 extern struct slab_sheaf bootstrap_sheaf;
 
-static inline void stat_add(struct kmem_cache *s, enum slab_stat_item i,
-			    unsigned long n)
+/*
+ * ---- the trace (mm/slab_trace.c) ----
+ * A traced cache prints every step of its allocations and frees: the
+ * statistic it counts and the file and function that took it.  stat()
+ * and slab_trace() take their caller's place with __FILE__ and __func__,
+ * so they are macros; an untraced cache pays one flag test, on the slow
+ * paths only.
+ */
+extern struct slab_sheaf slab_trace_gate;
+void slab_trace_step(struct kmem_cache *s, enum slab_stat_item item,
+		     const char *file, const char *func);
+const char *slab_stat_item_name(enum slab_stat_item item);
+/* Tests: called with every traced step (NULL: nothing but the line). */
+extern void (*slab_trace_hook)(struct kmem_cache *s, enum slab_stat_item item,
+			       const char *func);
+/* kmem_cache_create_args(): trace a new cache trace_alloc= names. */
+void slab_trace_new_cache(struct kmem_cache *s);
+
+/* A new slab's pages, for the trace: the counts before the call. */
+struct slab_trace_pages {
+	int nid;
+	int pcp_count[MAX_NR_ZONES];
+	unsigned long nr_free[MAX_NR_ZONES][NR_PAGE_ORDERS];
+};
+void slab_trace_pages_before(struct slab_trace_pages *t, int nid);
+void slab_trace_pages_after(struct kmem_cache *s,
+			    const struct slab_trace_pages *t,
+			    const struct page *slab);
+/* trace_alloc= may name this many caches that exist at boot. */
+#define SLAB_TRACE_MAX_AT_BOOT 32
+
+#define slab_trace(s, item)						\
+	do {								\
+		if (unlikely((s)->flags & SLAB_TRACED))			\
+			slab_trace_step((s), (item), __FILE__, __func__); \
+	} while (0)
+
+#define stat_add(s, i, n)						\
+	do {								\
+		__atomic_fetch_add(&(s)->stat[(i)], (n), __ATOMIC_RELAXED); \
+		slab_trace((s), (i));					\
+	} while (0)
+
+#define stat(s, i) stat_add((s), (i), 1)
+
+/*
+ * This CPU's sheaf lock (pcs->lock, a local_trylock_t: always tried).
+ * While a traced cache's lock is free, its main is the trace gate, an
+ * empty sheaf of capacity 0: every inline fast path (a pop needs
+ * main->size, a push main->size < capacity) goes to the slow paths, which
+ * take the lock and find the real main back.  So a traced cache leaves the
+ * fast paths with no test added to them.
+ */
+static __always_inline void pcs_trace_ungate(struct slub_percpu_sheaves *pcs)
 {
-	__atomic_fetch_add(&s->stat[i], n, __ATOMIC_RELAXED);
+	if (unlikely(pcs->main == &slab_trace_gate))
+		pcs->main = pcs->traced_main;
 }
 
-static inline void stat(struct kmem_cache *s, enum slab_stat_item i)
+static __always_inline void pcs_trace_gate(const struct kmem_cache *s,
+					   struct slub_percpu_sheaves *pcs)
 {
-	stat_add(s, i, 1);
+	if (unlikely(s->flags & SLAB_TRACED)) {
+		pcs->traced_main = pcs->main;
+		pcs->main = &slab_trace_gate;
+	}
+}
+
+#define pcs_trylock_irqsave(s, pcs, flags)				\
+	(local_trylock_irqsave(&(pcs)->lock, flags) ?			\
+	 (pcs_trace_ungate(pcs), true) : false)
+
+#define pcs_unlock_irqrestore(s, pcs, flags)				\
+	do {								\
+		pcs_trace_gate((s), (pcs));				\
+		local_unlock_irqrestore(&(pcs)->lock, flags);		\
+	} while (0)
+
+/* pcs->main as the slow paths see it, for a reader without the lock
+ * (mm_check, the gdb helpers): the real one behind the trace gate. */
+static inline struct slab_sheaf *pcs_main_unlocked(
+	const struct slub_percpu_sheaves *pcs)
+{
+	struct slab_sheaf *main = READ_ONCE(pcs->main);
+
+	return main == &slab_trace_gate ? READ_ONCE(pcs->traced_main) : main;
 }
 
 /* s->rcu_pending: one more (any context) / one fewer, the callback's last

@@ -179,6 +179,7 @@ static void defer_free(struct kmem_cache *s, void *object,
 					      __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
 	nolock_stat_inc(obj_free_deferred);
+	stat(s, FREE_DEFERRED);
 	irq_work_queue(&d->work);
 }
 
