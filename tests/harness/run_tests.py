@@ -1384,6 +1384,66 @@ def run_tool_checks(kernel, log_dir, tally):
     tally.check(ok)
 
 
+# docs/slab-and-sheaves.md quotes the walkthrough suite's log between these
+# markers; a boot of the suite must print the same lines (page frame
+# numbers aside), so the document and the code tell one story.
+WALKTHROUGH_DOC = "docs/slab-and-sheaves.md"
+WALKTHROUGH_BEGIN = "<!-- walkthrough-log: begin"
+WALKTHROUGH_END = "<!-- walkthrough-log: end -->"
+WALKTHROUGH_LINE = re.compile(r"^(walkthrough: step |trace: walkthrough)")
+
+
+def walkthrough_normal(line):
+    return re.sub(r"pfn 0x[0-9a-f]+", "pfn N", line.strip())
+
+
+def walkthrough_doc_lines(text):
+    """The quoted log lines of the document, or None without markers."""
+    begin = text.find(WALKTHROUGH_BEGIN)
+    end = text.find(WALKTHROUGH_END)
+    if begin < 0 or end < begin:
+        return None
+    return [walkthrough_normal(l) for l in text[begin:end].splitlines()
+            if WALKTHROUGH_LINE.match(l)]
+
+
+def run_walkthrough_doc_check(kernel, log_dir, tally):
+    start = time.time()
+    problems = []
+    with open(os.path.join(ROOT, WALKTHROUGH_DOC)) as f:
+        want = walkthrough_doc_lines(f.read())
+    log_path = os.path.join(log_dir, "harness-walkthrough.log")
+    log, status, timed_out, _, _ = boottest.run_boot(
+        kernel, "2", "128M", "test=walkthrough", BOOT_TIMEOUT, log_path)
+    problems += ["the boot failed: " + r for r in
+                 ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)]
+    got = [walkthrough_normal(l) for l in log.lines
+           if WALKTHROUGH_LINE.match(l.strip())]
+    if want is None:
+        problems.append("%s has no walkthrough-log markers" % WALKTHROUGH_DOC)
+    elif not want:
+        problems.append("%s quotes no walkthrough line" % WALKTHROUGH_DOC)
+    elif got != want:
+        for i in range(max(len(got), len(want))):
+            g = got[i] if i < len(got) else "(nothing)"
+            w = want[i] if i < len(want) else "(nothing)"
+            if g != w:
+                problems.append("%s and the log part at line %d of the "
+                                "quote: the doc says %r, the log %r"
+                                % (WALKTHROUGH_DOC, i + 1, w[:110], g[:110]))
+                break
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % (
+        "harness:walkthrough-doc",
+        "ok, %d lines as quoted" % len(got) if ok else "FAILED",
+        time.time() - start))
+    for p in problems:
+        print("    " + p)
+    if not ok:
+        print("    log: " + log_path)
+    tally.check(ok)
+
+
 def run_gdb_commands_check(kernel, log_dir, tally):
     """check_gdb_commands() as a test of its own: one line, one count."""
     start = time.time()
@@ -1483,6 +1543,7 @@ def main():
         run_drop_checks(a.kernel, a.log_dir, tally)
         run_tool_checks(a.kernel, a.log_dir, tally)
         run_gdb_commands_check(a.kernel, a.log_dir, tally)
+        run_walkthrough_doc_check(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,

@@ -7,6 +7,7 @@
  * host_cpu_id), and gives everything back when it ends.  The environment
  * variable SLUB_DEBUG, if set, is the slub_debug= option of that boot.
  */
+#include <mm_check.h>
 #include <slab.h>
 #include <smp.h>
 #include <nolock_stats.h>
@@ -110,3 +111,124 @@ static struct kunit_suite slab_boot_window_suite = {
 	.test_cases = boot_window_cases,
 };
 kunit_test_suite(slab_boot_window_suite);
+
+/* ---- the trace (mm/slab_trace.c) ---- */
+
+#define TRACE_CAP     4
+#define TRACE_STEPS   32
+
+static struct kmem_cache *traced;
+static enum slab_stat_item trace_seen[TRACE_STEPS];
+static unsigned int nr_trace_seen;
+
+static void trace_record(struct kmem_cache *s, enum slab_stat_item item,
+			 const char *func)
+{
+	(void)func;
+	if (s == traced && nr_trace_seen < TRACE_STEPS)
+		trace_seen[nr_trace_seen++] = item;
+}
+
+static unsigned int trace_count(enum slab_stat_item item)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr_trace_seen; i++)
+		n += trace_seen[i] == item;
+	return n;
+}
+
+static int slab_trace_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return slab_test_env_init();
+}
+
+static void slab_trace_suite_exit(struct kunit_suite *suite)
+{
+	(void)suite;
+	slab_test_env_exit();
+}
+
+static void slab_trace_case_exit(struct kunit *test)
+{
+	(void)test;
+	slab_trace_hook = NULL;
+	if (traced)
+		kmem_cache_destroy(traced);
+	traced = NULL;
+}
+
+/*
+ * A traced cache leaves the inline fast paths: every allocation and free
+ * shows up as a step (a sheaf hit included), its main is the trace gate
+ * while the lock is free, and mm_check finds the real main behind it.
+ * Turned off, the fast paths serve it again and print nothing.
+ */
+static void traced_cache_takes_every_step_slow(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = TRACE_CAP };
+	struct slub_percpu_sheaves *pcs;
+	void *obj[TRACE_CAP];
+	unsigned int i;
+
+	traced = kmem_cache_create_args("trace_host", 64, &args,
+					SLAB_TEST_SHEAF_CAPACITY);
+	KUNIT_ASSERT_NOT_NULL(test, traced);
+	if (!cache_has_sheaves(traced))
+		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+	pcs = this_cpu_sheaves(traced);
+	nr_trace_seen = 0;
+	slab_trace_hook = trace_record;
+	slab_trace_enable(traced);
+
+	obj[0] = kmem_cache_alloc(traced, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj[0]);
+	KUNIT_EXPECT_EQ(test, trace_count(SHEAF_REFILL), 1);
+	KUNIT_EXPECT_EQ(test, trace_count(ALLOC_SLAB), 1);
+	KUNIT_EXPECT_EQ(test, trace_count(ALLOC_PCS), 1);
+	KUNIT_EXPECT_PTR_EQ(test, pcs->main, &slab_trace_gate);
+	KUNIT_EXPECT_EQ(test, pcs_main_unlocked(pcs)->size, TRACE_CAP - 1);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+
+	/* Sheaf hits too: the inline pop refused the gate. */
+	nr_trace_seen = 0;
+	for (i = 1; i < TRACE_CAP; i++) {
+		obj[i] = kmem_cache_alloc(traced, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
+	}
+	KUNIT_EXPECT_EQ(test, nr_trace_seen, TRACE_CAP - 1);
+	KUNIT_EXPECT_EQ(test, trace_count(ALLOC_PCS), TRACE_CAP - 1);
+	nr_trace_seen = 0;
+	for (i = 0; i < TRACE_CAP; i++)
+		kmem_cache_free(traced, obj[i]);
+	KUNIT_EXPECT_EQ(test, trace_count(FREE_PCS), TRACE_CAP);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+
+	/* Off: the real main is back and the fast paths serve silently. */
+	slab_trace_disable(traced);
+	KUNIT_EXPECT_PTR_NE(test, pcs->main, &slab_trace_gate);
+	obj[0] = kmem_cache_alloc(traced, GFP_KERNEL);   /* refills */
+	KUNIT_ASSERT_NOT_NULL(test, obj[0]);
+	nr_trace_seen = 0;
+	obj[1] = kmem_cache_alloc(traced, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj[1]);
+	kmem_cache_free(traced, obj[1]);
+	kmem_cache_free(traced, obj[0]);
+	KUNIT_EXPECT_EQ(test, nr_trace_seen, 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
+static struct kunit_case slab_trace_cases[] = {
+	KUNIT_CASE(traced_cache_takes_every_step_slow),
+	{}
+};
+
+static struct kunit_suite slab_trace_suite = {
+	.name = "slab_trace_host",
+	.suite_init = slab_trace_suite_init,
+	.suite_exit = slab_trace_suite_exit,
+	.exit = slab_trace_case_exit,
+	.test_cases = slab_trace_cases,
+};
+kunit_test_suite(slab_trace_suite);
