@@ -539,9 +539,12 @@ void kmem_cache_init(const char *slub_debug)
 	kmalloc_init();
 	/* Release: whoever sees it true sees every kmalloc cache made. */
 	__atomic_store_n(&slab_available, true, __ATOMIC_RELEASE);
-	pr_info("slab: struct kmem_cache %u bytes (%u possible CPU%s), kmalloc 8 B..%u KiB, slub_debug: %s\n",
-		kmem_cache_boot.size, nr_cpu_possible,
-		nr_cpu_possible == 1 ? "" : "s", KMALLOC_MAX_CACHE_SIZE >> 10,
+	pr_info("slab: struct kmem_cache %u bytes (%u of fields, then a %u-byte line of sheaves for each of %u possible CPU%s), kmalloc 8 B..%u KiB, slub_debug: %s\n",
+		kmem_cache_boot.size,
+		(unsigned int)offsetof(struct kmem_cache, cpu_sheaves),
+		(unsigned int)sizeof(struct slub_percpu_sheaves),
+		nr_cpu_possible, nr_cpu_possible == 1 ? "" : "s",
+		KMALLOC_MAX_CACHE_SIZE >> 10,
 		slub_debug_flags ? (slub_debug_names ? slub_debug_names + 1
 						     : "every cache")
 				 : "off");
@@ -591,6 +594,7 @@ void slabinfo_show(void)
 			s->name, active, slabs * s->objects, s->object_size,
 			s->size, s->objects, s->order, slabs, s->sheaf_capacity);
 	}
+	pr_info("slabstat: the statistics of each cache that made a slab: alloc pcs/slow = ALLOC_PCS (sheaf hits)/ALLOC_SLOWPATH, free pcs/slow = FREE_PCS/FREE_SLOWPATH, refill flush swap = SHEAF_REFILL SHEAF_FLUSH SHEAF_SWAP, barn get = BARN_GET/BARN_GET_FAIL, put = BARN_PUT/BARN_PUT_FAIL, slabs +ALLOC_SLAB -FREE_SLAB\n");
 	list_for_each_entry(s, &slab_caches, list) {
 		if (!slab_stat_sum(s, ALLOC_SLAB))
 			continue;
