@@ -414,14 +414,13 @@ static void collect_empty_slabs_locked(struct kmem_cache_node *n,
 	}
 }
 
-void kmem_cache_shrink(struct kmem_cache *s)
+/* Every empty slab of every node of s back to the page allocator. */
+static void free_empty_slabs(struct kmem_cache *s)
 {
 	LIST_HEAD(discard);
 	unsigned long flags;
 	int nid;
 
-	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
-	flush_all_sheaves(s);
 	for (nid = 0; nid < MAX_NUMNODES; nid++) {
 		struct kmem_cache_node *n = get_node(s, nid);
 
@@ -432,10 +431,16 @@ void kmem_cache_shrink(struct kmem_cache *s)
 	free_slab_list(s, &discard, LOCK_SPIN);
 }
 
+void kmem_cache_shrink(struct kmem_cache *s)
+{
+	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
+	flush_all_sheaves(s);
+	free_empty_slabs(s);
+}
+
 int kmem_cache_destroy(struct kmem_cache *s)
 {
 	unsigned long flags, leaks = 0;
-	LIST_HEAD(discard);
 	int nid;
 
 	if (!s)
@@ -460,14 +465,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	}
 	/* No object is out (the caller promised no more allocations): the
 	 * lists hold only empty slabs now. */
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct kmem_cache_node *n = get_node(s, nid);
-
-		spin_lock_irqsave(&n->list_lock, flags);
-		collect_empty_slabs_locked(n, &discard);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-	}
-	free_slab_list(s, &discard, LOCK_SPIN);
+	free_empty_slabs(s);
 	/* SLAB_TYPESAFE_BY_RCU slabs still wait for their grace period, and
 	 * their callbacks name s. */
 	kmem_cache_rcu_barrier_slabs(s);
