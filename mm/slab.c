@@ -43,11 +43,14 @@
  * slab files point here:
  *
  *   0. slab_caches_lock        spinlock, IRQs off (slab_common.c): the
- *                              cache list; only slabinfo_show() takes
- *                              another lock (each list_lock) inside it
+ *                              cache list; slabinfo_show() takes each
+ *                              list_lock inside it, and the rcu_free
+ *                              flush IPI (rcu_sheaf_flush_cpu(), sheaf.c)
+ *                              tries each cache's sheaf lock (1)
  *   1. cpu_sheaves[cpu].lock   local_trylock_t, this CPU only (sheaf.c);
- *                              IRQs off in the slow paths, on in the
- *                              inline fast paths
+ *                              tried, IRQs off, by the slow paths; the
+ *                              inline fast paths only read its flag
+ *                              (restartable sequences, slab_internal.h)
  *   2. node->barn.lock         spinlock, IRQs off (sheaf.c)
  *   3. node->list_lock         spinlock, IRQs off (this file)
  *   4. the page allocator's locks (pcp->lock, zone->lock)
@@ -61,8 +64,9 @@
  * order.  Functions ending in _locked expect list_lock held.  The
  * any-context paths (slab_nolock.c) take the same locks in the same order,
  * each only tried, once.  The console's lock (kernel/printk.c) comes after
- * all of them: a report (slab_bug()) prints under list_lock, slabinfo
- * under slab_caches_lock.
+ * all of them: a report (slab_bug()) prints under list_lock, a traced
+ * step (stat(), slab_trace.c) under the sheaf lock, slabinfo under
+ * slab_caches_lock.  docs/slab-and-sheaves.md draws every nesting.
  *
  * SHADOW (host only, include/kasan.h).  A new slab is poisoned whole; an
  * object is unpoisoned (kasan_slab_alloc()) as it leaves for a caller and

@@ -188,9 +188,10 @@ def check_text(doc, text, files, file_set, words, targets, options,
     return problems
 
 
-# --self-test: a made-up document with three good names and three bad
-# ones, over a made-up tree; exactly the bad ones must be reported, so the
-# check is shown able to fail.
+# --self-test: a made-up document with a good and a bad name of each
+# kind, and an exercise whose answer key mutates another file, over a
+# made-up tree; exactly the six bad ones must be reported, so the check is
+# shown able to fail.
 SELF_TEST_DOC = """Good: `mm/slab.c`, `kfree()`, `make bench`, `seed=42`,
 `make mutate MUTANTS=slab.a`.
 Bad: `mm/slob.c`, `kfree_gone()`, `make benhc`, `sede=42`,
