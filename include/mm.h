@@ -113,8 +113,9 @@ BUILD_BUG_ON(sizeof(struct page) != 64);
  * addition.  Its pages are backed piece by piece, each from the node of
  * the frames it describes (mm/mm_init.c), through the platform hooks
  * below: the kernel's are in arch/x86_64/paging.c (page tables at
- * VMEMMAP_BASE), the host tests' in tests/host/host_support.c (the
- * arena's frames mapped a second time with mmap()).
+ * VMEMMAP_BASE), the host tests' in tests/host/host_support.c (fresh
+ * memory at the same place in the room, the frames it stands for
+ * recorded: the arena must stay private memory, which fork() copies).
  */
 extern struct page *mem_map;     /* struct page for pfn == mem_map_base_pfn */
 extern unsigned long mem_map_base_pfn;

@@ -96,8 +96,8 @@
  * an NMI.
  *
  * Locks: rcu_state.lock (a spinlock taken with IRQs saved) guards the
- * grace-period numbers, gp_wanted and qs_pending.  It is a leaf: nothing
- * is taken under it.  Never taken in NMI context (call_rcu() from an NMI
+ * grace-period numbers, gp_wanted and qs_pending.  Only the console's
+ * lock is taken under it (rcu_check_state()'s report).  Never taken in NMI context (call_rcu() from an NMI
  * only pushes on the llist).  gp_completed, the mask and the idle flags
  * are also read without it, as a first look: a stale value only delays a
  * step, and every decision that changes the state is taken under it.  Per-CPU

@@ -58,9 +58,8 @@
  *     the kernel: they are restartable sequences (include/rseq.h) that
  *     read the flag and go slow while it is set, and that an interrupt
  *     sends back to their start, so an IRQ or NMI handler never sees them
- *     half done.  In the host build the fast paths still hold the flag
- *     with IRQs on (a thread plays an interrupt there), so there an
- *     "interrupt" may find it taken too.  A failed trylock sends the
+ *     half done (the host build runs the same sequences, a signal
+ *     playing the interrupt).  A failed trylock sends the
  *     caller to the slabs, which is always correct; a flush IPI, which has
  *     no other way, answers "busy" and is asked again (see
  *     flush_all_sheaves()).
@@ -86,8 +85,8 @@
  * task context.  In the kernel an IPI that lands inside a fast path
  * takes the sheaves at once (the entry restarts the fast path, which then
  * finds the bootstrap sheaf and goes slow); the "busy" answer below is
- * for a lock that is held all the same: the host build's fast paths, or
- * a test that holds the flag itself.  Then the IPI cannot take the lock,
+ * for a lock that is held all the same: a slow path an NMI-driven flush
+ * met, or a test that holds the flag itself.  Then the IPI cannot take the lock,
  * and cannot wait for it either: the holder resumes only once the IPI
  * returns.  So it answers "busy", and the caller sends it again.  Each
  * retry comes after an IPI that returned, after which the interrupted
@@ -1105,8 +1104,8 @@ void flush_rcu_sheaves(struct kmem_cache *s)
 
 /*
  * Take the CPU's sheaves away, leaving it the bootstrap sheaf; false when
- * its sheaf lock is held (on the host, by an inline fast path this IPI
- * interrupted; the kernel's slow paths hold it with IRQs off).  Its
+ * its sheaf lock is held (by a test that holds the flag; the slow paths
+ * hold it with IRQs off, so an IPI never lands inside one).  Its
  * rcu_free sheaf cannot be flushed (its objects wait for a grace period):
  * it is handed to call_rcu() here, under the lock, and comes back through
  * the barn.
@@ -1149,9 +1148,8 @@ static void flush_take_this_cpu(void *info)
 
 /*
  * Ask a CPU whose IPI found it busy again, until it answers.  A lock still
- * held after SHEAF_FLUSH_MAX_TRIES answers was never released (the host's
- * fast path cannot hold it that long): a bug, warned about, and that CPU
- * is left.
+ * held after SHEAF_FLUSH_MAX_TRIES answers was never released (no holder
+ * keeps it that long): a bug, warned about, and that CPU is left.
  */
 
 static void flush_retry_busy_cpu(struct sheaf_flush *f, unsigned int cpu)

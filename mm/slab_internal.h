@@ -70,7 +70,7 @@
 	X(BARN_GET, "a sheaf taken from the node's barn")		\
 	X(BARN_GET_FAIL, "the barn had no sheaf of the kind wanted")	\
 	X(BARN_PUT, "a sheaf put in the node's barn")			\
-	X(BARN_PUT_FAIL, "the barn refused a sheaf: at its limit")	\
+	X(BARN_PUT_FAIL, "the barn took no sheaf: at its limit, or no empty sheaf to trade")	\
 	X(SHEAF_PREFILL, "a prefilled sheaf handed out")		\
 	X(SHEAF_RETURN, "a prefilled sheaf given back")			\
 	X(ALLOC_SLAB, "a new slab from the page allocator")		\
