@@ -24,7 +24,20 @@ import sys
  SHEAF_RETURN, SHRINK, ALLOC_PAGES, TRY_ALLOC_PAGES, FREE_PAGES, DRAIN,
  SWITCH_CPU, ARM_NMI, CHECK) = range(22)
 TASK, IRQ, NMI = 0x00, 0x40, 0x80
-NR_MM_POINTS = 33          # include/mm_points.h
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def count_mm_points():
+    """The entries of enum mm_point (include/mm_points.h), so a point
+    added there gets its seed without an edit here."""
+    with open(os.path.join(ROOT, "include", "mm_points.h")) as f:
+        text = f.read()
+    body = text[text.index("enum mm_point {"):text.index("NR_MM_POINTS")]
+    return len([l for l in body.splitlines()
+                if l.strip().startswith("MM_POINT_")])
+
+
+NR_MM_POINTS = count_mm_points()
 NR_SLUB_DEBUG = 12         # slub_debug_options[] in fuzz_mm.c
 
 
