@@ -850,6 +850,7 @@ unsigned int alloc_from_pcs_bulk(struct kmem_cache *s, unsigned int nr,
 		stash_empty_sheaf_locked(s, pcs, old);
 	}
 	pcs->alloc_pcs += got;
+	slab_trace_n(s, ALLOC_PCS, got);
 	pcs_unlock_irqrestore(s, pcs, flags);
 	return got;
 }
@@ -894,6 +895,7 @@ unsigned int free_to_pcs_bulk(struct kmem_cache *s, unsigned int nr, void **p)
 		pcs->main = empty;
 	}
 	pcs->free_pcs += done;
+	slab_trace_n(s, FREE_PCS, done);
 	pcs_unlock_irqrestore(s, pcs, flags);
 	return done;
 }

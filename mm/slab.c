@@ -172,16 +172,19 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
  * with memory the page allocator finds. */
 static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
+	/* One read of the flag: tracing turned on meanwhile must not print
+	 * from a snapshot that was never taken. */
+	bool traced = READ_ONCE(s->flags) & SLAB_TRACED;
 	struct slab_trace_pages before;
 	struct page *slab;
 
-	if (unlikely(s->flags & SLAB_TRACED))
+	if (unlikely(traced))
 		slab_trace_pages_before(&before, nid);
 	slab = alloc_pages_node(nid, (gfp & ~__GFP_ZERO) | __GFP_NOWARN,
 				s->order);
 	if (!slab)
 		return NULL;
-	if (unlikely(s->flags & SLAB_TRACED))
+	if (unlikely(traced))
 		slab_trace_pages_after(s, &before, slab);
 	return setup_slab(s, slab);
 }
@@ -190,15 +193,16 @@ static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 static struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp,
 					 int nid, bool *busy)
 {
+	bool traced = READ_ONCE(s->flags) & SLAB_TRACED;   /* read once */
 	struct slab_trace_pages before;
 	struct page *slab;
 
-	if (unlikely(s->flags & SLAB_TRACED))
+	if (unlikely(traced))
 		slab_trace_pages_before(&before, nid);
 	slab = __try_alloc_pages(nid, gfp, s->order, busy);
 	if (!slab)
 		return NULL;
-	if (unlikely(s->flags & SLAB_TRACED))
+	if (unlikely(traced))
 		slab_trace_pages_after(s, &before, slab);
 	return setup_slab(s, slab);
 }

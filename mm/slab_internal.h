@@ -304,19 +304,28 @@ void slab_trace_pages_before(struct slab_trace_pages *t, int nid);
 void slab_trace_pages_after(struct kmem_cache *s,
 			    const struct slab_trace_pages *t,
 			    const struct page *slab);
-/* trace_alloc= may name this many caches that exist at boot. */
-#define SLAB_TRACE_MAX_AT_BOOT 32
 
-#define slab_trace(s, item)						\
+#define slab_trace(s, item) slab_trace_n((s), (item), 1)
+
+/* n steps of one kind (a bulk call's objects): one line each, none for 0,
+ * so the lines and the counters always agree. */
+#define slab_trace_n(s, item, n)					\
 	do {								\
-		if (unlikely((s)->flags & SLAB_TRACED))			\
-			slab_trace_step((s), (item), __FILE__, __func__); \
+		if (unlikely((s)->flags & SLAB_TRACED)) {		\
+			unsigned long n_ = (n);				\
+									\
+			while (n_--)					\
+				slab_trace_step((s), (item), __FILE__,	\
+						__func__);		\
+		}							\
 	} while (0)
 
 #define stat_add(s, i, n)						\
 	do {								\
-		__atomic_fetch_add(&(s)->stat[(i)], (n), __ATOMIC_RELAXED); \
-		slab_trace((s), (i));					\
+		unsigned long sn_ = (n);				\
+									\
+		__atomic_fetch_add(&(s)->stat[(i)], sn_, __ATOMIC_RELAXED); \
+		slab_trace_n((s), (i), sn_);				\
 	} while (0)
 
 #define stat(s, i) stat_add((s), (i), 1)

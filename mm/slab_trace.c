@@ -142,24 +142,38 @@ void slab_trace_new_cache(struct kmem_cache *s)
 		slab_trace_enable(s);
 }
 
+/* A cache the list names that is not traced yet, or NULL. */
+static struct kmem_cache *next_untraced_named(void)
+{
+	struct kmem_cache *s, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list) {
+		if (!(s->flags & SLAB_TRACED) &&
+		    names_cache(trace_names, s->name)) {
+			found = s;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	return found;
+}
+
 void slab_trace_setup(const char *names)
 {
 	struct kmem_cache *s;
-	unsigned long flags;
-	struct kmem_cache *traced[SLAB_TRACE_MAX_AT_BOOT];
-	unsigned int n = 0, i;
+	unsigned int n = 0;
 
 	trace_names = names && *names ? names : NULL;
 	if (!trace_names)
 		return;
-	/* Collect under the lock, enable (which sends IPIs) after it. */
-	spin_lock_irqsave(&slab_caches_lock, flags);
-	list_for_each_entry(s, &slab_caches, list)
-		if (n < SLAB_TRACE_MAX_AT_BOOT && names_cache(trace_names, s->name))
-			traced[n++] = s;
-	spin_unlock_irqrestore(&slab_caches_lock, flags);
-	for (i = 0; i < n; i++)
-		slab_trace_enable(traced[i]);
+	/* One at a time: enabling sends IPIs, which must not wait under
+	 * slab_caches_lock (caches are only added, never removed, at boot). */
+	while ((s = next_untraced_named())) {
+		slab_trace_enable(s);
+		n++;
+	}
 	if (!n)
 		pr_info("trace: trace_alloc=%s names no cache yet (caches created later are traced when their name matches)\n",
 			trace_names);
@@ -199,9 +213,10 @@ void slab_trace_pages_after(struct kmem_cache *s,
 		how = "from another node (its own had none)";
 	} else if (pcp_now == t->pcp_count[z] - (1 << order)) {
 		how = "from this CPU's page list";
-	} else if (pcp_now > t->pcp_count[z] - (1 << order)) {
+	} else if (pcp_now > t->pcp_count[z]) {
 		how = "from this CPU's page list, after it took a batch from the buddy";
-	} else {
+	} else if (pcp_now == t->pcp_count[z]) {
+		/* The list was not used (off, or not for this order). */
 		for (o = NR_PAGE_ORDERS; o-- > order;) {
 			if (READ_ONCE(zone->free_area[o].nr_free) <
 			    t->nr_free[z][o]) {
@@ -210,6 +225,8 @@ void slab_trace_pages_after(struct kmem_cache *s,
 			}
 		}
 		how = "from the buddy";
+	} else {
+		how = "(the per-CPU list changed meanwhile: another path used it)";
 	}
 	if (split > order)
 		pr_info("trace: %s cpu%u   pages: order %u (%lu KiB) at pfn %#lx, node %d zone %s, %s: a free block of order %u split down, its halves back on the free lists\n",
