@@ -21,6 +21,7 @@
  * Each case says in its comment what it shows and whether it fails on the
  * code it was written against (the tree of the commit that adds it).
  */
+#define _GNU_SOURCE     /* REG_RIP, REG_EFL */
 #include <kunit.h>
 #include <kernel.h>
 #include <irq_work.h>
@@ -30,11 +31,14 @@
 #include <mm_points.h>
 #include <mmzone.h>
 #include <numa.h>
+#include <rseq.h>
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include "../../mm/slab_internal.h"
 
@@ -671,3 +675,296 @@ static struct kunit_suite slab_trace_review_suite = {
 	.test_cases = slab_trace_review_cases,
 };
 kunit_test_suite(slab_trace_review_suite);
+
+/* ====================================================================== */
+/* An NMI, or another CPU's flag store, at every instruction of the gate  */
+/* ====================================================================== */
+
+/*
+ * Suite slab_trace_steps: single-steps (the x86 trap flag, SIGTRAP, as
+ * test_mm_rseq.c does) each call of a script on a traced cache, and at
+ * every instruction where the sheaf lock and the gate disagree - the lock
+ * held with main == &slab_trace_gate (between pcs_trylock_irqsave()'s
+ * flag store and its ungate, between pcs_unlock_irqrestore()'s gate and
+ * its flag release), or the lock free with a traced cache's main not the
+ * gate - it plays, in turn:
+ *   nmi   an NMI there: kmem_cache_free() of two victims (in an NMI: the
+ *         any-context path), slab_alloc_nolock() of one object;
+ *   flip  another CPU's slab_trace_disable() landing there: SLAB_TRACED
+ *         cleared at that instruction, its flush run once the call is
+ *         done (the IPI, when IRQs are on again);
+ *   both  the flip, then the NMI.
+ * After each run: the call's object and the NMI's differ, the cache's
+ * invariants hold (slab_cache_check()), nothing is lost (every object
+ * freed, the cache destroyed at the end without a leak), and the gate is
+ * where the flag says: main == gate exactly while traced, traced_main
+ * never the gate, the gate empty with capacity 0.
+ *
+ * PASSES on 10f8405: the windows are a few instructions each, and an NMI
+ * there finds the lock held and goes to the slabs.  Kills the review's
+ * mutant slab_internal.trace-gate-after-unlock (pcs_unlock_irqrestore()
+ * releasing the flag before it gates), which no interleaving point can
+ * see: there is none between the gate and the unlock.
+ */
+#define ST_CAP        4
+#define ST_VICTIMS    2
+#define ST_MAX_STEPS  200000
+#define ST_MAX_HELD   64
+#define EFLAGS_TF     0x100ul
+
+enum st_op { ST_ALLOC, ST_FREE, ST_ALLOC_NOLOCK, ST_FREE_NOLOCK };
+enum st_action { ST_NMI, ST_FLIP, ST_FLIP_NMI, NR_ST_ACTIONS };
+static const char *const st_action_names[] = { "nmi", "flip", "flip+nmi" };
+
+/* The script: enough to go through refills, swaps, the barn both ways,
+ * a new empty sheaf, the any-context paths. */
+static const enum st_op st_script[] = {
+	ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC,
+	ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC, ST_ALLOC,
+	ST_FREE, ST_FREE, ST_FREE, ST_FREE, ST_FREE, ST_FREE,
+	ST_FREE, ST_FREE, ST_FREE, ST_FREE, ST_FREE, ST_FREE,
+	ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK,
+	ST_ALLOC_NOLOCK, ST_FREE_NOLOCK, ST_FREE_NOLOCK, ST_FREE_NOLOCK,
+	ST_FREE_NOLOCK, ST_FREE_NOLOCK, ST_FREE,
+};
+
+static struct kmem_cache *st_cache;
+static void *st_held[ST_MAX_HELD];
+static unsigned int st_nr_held;
+
+static volatile struct {
+	enum st_action action;
+	unsigned long target;     /* act at this candidate step */
+	unsigned long seen;       /* candidate steps so far */
+	unsigned long steps;
+	bool acted, lost, flipped;
+	void *victim[ST_VICTIMS];
+	void *got;
+} st;
+
+static unsigned long st_candidates, st_runs;
+
+/* The lock and the gate disagree: a window of the swap. */
+static bool st_window(void)
+{
+	struct slub_percpu_sheaves *pcs = this_cpu_sheaves(st_cache);
+	bool locked = local_lock_is_locked(&pcs->lock);
+	bool gated = READ_ONCE(pcs->main) == &slab_trace_gate;
+
+	if (!(st_cache->flags & SLAB_TRACED))
+		return locked && gated;
+	return locked == gated;
+}
+
+static void st_nmi(void)
+{
+	unsigned int i;
+	bool busy;
+
+	host_nmi_nesting++;
+	for (i = 0; i < ST_VICTIMS; i++)
+		if (st.victim[i])
+			kmem_cache_free(st_cache, st.victim[i]);
+	st.got = slab_alloc_nolock(st_cache, 0, NUMA_NO_NODE, &busy,
+				   _THIS_IP_);
+	host_nmi_nesting--;
+}
+
+static void st_sigtrap(int sig, siginfo_t *info, void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+
+	(void)sig;
+	(void)info;
+	if (++st.steps > ST_MAX_STEPS) {
+		st.lost = true;
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+		return;
+	}
+	if (st.acted || !st_window() || st.seen++ != st.target)
+		return;
+	st.acted = true;
+	if (st.action != ST_NMI) {
+		__atomic_fetch_and(&st_cache->flags, ~SLAB_TRACED,
+				   __ATOMIC_RELAXED);
+		st.flipped = true;
+	}
+	if (st.action != ST_FLIP)
+		st_nmi();
+	rseq_ucontext_fixup(uc);
+	/* Done: the rest of the call at full speed. */
+	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+}
+
+static __always_inline void st_trap_on(void)
+{
+	__asm__ __volatile__("pushfq\n\torq %0, (%%rsp)\n\tpopfq"
+			     : : "i"(EFLAGS_TF) : "memory", "cc");
+}
+
+static __always_inline void st_trap_off(void)
+{
+	__asm__ __volatile__("pushfq\n\tandq %0, (%%rsp)\n\tpopfq"
+			     : : "i"(~EFLAGS_TF) : "memory", "cc");
+}
+
+static __noinline void *st_do(enum st_op op, bool traced)
+{
+	void *got = NULL, *p;
+	bool busy;
+
+	switch (op) {
+	case ST_ALLOC:
+	case ST_ALLOC_NOLOCK:
+		if (traced)
+			st_trap_on();
+		got = op == ST_ALLOC ? kmem_cache_alloc(st_cache, GFP_KERNEL)
+			: slab_alloc_nolock(st_cache, 0, NUMA_NO_NODE, &busy,
+					    _THIS_IP_);
+		if (traced)
+			st_trap_off();
+		if (got && st_nr_held < ST_MAX_HELD)
+			st_held[st_nr_held++] = got;
+		break;
+	case ST_FREE:
+	case ST_FREE_NOLOCK:
+		if (!st_nr_held)
+			break;
+		p = st_held[--st_nr_held];
+		if (traced)
+			st_trap_on();
+		if (op == ST_FREE)
+			kmem_cache_free(st_cache, p);
+		else
+			slab_free_nolock(st_cache, p, _THIS_IP_);
+		if (traced)
+			st_trap_off();
+		break;
+	}
+	return got;
+}
+
+/* The gate where the flag says, on every CPU. */
+static const char *st_gate_wrong(void)
+{
+	unsigned int cpu;
+
+	if (slab_trace_gate.size || slab_trace_gate.capacity)
+		return "the gate is not empty";
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct slub_percpu_sheaves *pcs = &st_cache->cpu_sheaves[cpu];
+
+		if (local_lock_is_locked(&pcs->lock))
+			return "a sheaf lock left held";
+		if (pcs_main_unlocked(pcs) == &slab_trace_gate)
+			return "the gate is the real main";
+		if ((pcs->main == &slab_trace_gate) !=
+		    !!(st_cache->flags & SLAB_TRACED))
+			return "the gate installed while untraced, or missing while traced";
+	}
+	return NULL;
+}
+
+/* One run; false once the target is past the call's last window. */
+static bool st_run(struct kunit *test, unsigned int op_idx,
+		   enum st_action action, unsigned long target)
+{
+	const char *bad;
+	void *got;
+	unsigned int i;
+
+	kmem_cache_shrink(st_cache);
+	st_nr_held = 0;
+	for (i = 0; i < ST_VICTIMS; i++)
+		st.victim[i] = kmem_cache_alloc(st_cache, GFP_KERNEL);
+	for (i = 0; i < op_idx; i++)
+		st_do(st_script[i], false);
+	st.action = action;
+	st.target = target;
+	st.seen = st.steps = 0;
+	st.acted = st.lost = st.flipped = false;
+	st.got = NULL;
+
+	got = st_do(st_script[op_idx], true);
+
+	st_runs++;
+	KUNIT_EXPECT_FALSE(test, st.lost);
+	if (st.flipped) {
+		/* The flip's IPI: its flush, with IRQs on again. */
+		flush_all_sheaves(st_cache);
+	}
+	if (st.acted && action != ST_FLIP && got && got == st.got)
+		KUNIT_FAIL(test, "op %u, %s at window step %lu: the call and the NMI both got %p",
+			   op_idx, st_action_names[action], target, got);
+	bad = st_gate_wrong();
+	if (bad)
+		KUNIT_FAIL(test, "op %u, %s at window step %lu: %s", op_idx,
+			   st_action_names[action], target, bad);
+	if (slab_cache_check(st_cache))
+		KUNIT_FAIL(test, "op %u, %s at window step %lu: the cache's invariants broke",
+			   op_idx, st_action_names[action], target);
+	if (!st.acted || action == ST_FLIP)
+		for (i = 0; i < ST_VICTIMS; i++)
+			kmem_cache_free(st_cache, st.victim[i]);
+	if (st.got)
+		kmem_cache_free(st_cache, st.got);
+	while (st_nr_held)
+		kmem_cache_free(st_cache, st_held[--st_nr_held]);
+	if (st.flipped)
+		slab_trace_enable(st_cache);
+	return st.acted;
+}
+
+static void trace_gate_every_instruction(struct kunit *test)
+{
+	struct kmem_cache_args args = { .sheaf_capacity = ST_CAP };
+	struct sigaction trap = { .sa_sigaction = st_sigtrap,
+				  .sa_flags = SA_SIGINFO };
+	struct sigaction old;
+	unsigned int op;
+	int saved = console_loglevel;
+	enum st_action a;
+
+	st_cache = kmem_cache_create_args("trace_steps", 64, &args,
+					  SLAB_TEST_SHEAF_CAPACITY);
+	KUNIT_ASSERT_NOT_NULL(test, st_cache);
+	if (!cache_has_sheaves(st_cache)) {
+		kmem_cache_destroy(st_cache);
+		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+	}
+	console_loglevel = LOGLEVEL_NOTICE;   /* the trace: not printed */
+	slab_trace_enable(st_cache);
+	sigemptyset(&trap.sa_mask);
+	KUNIT_ASSERT_EQ(test, sigaction(SIGTRAP, &trap, &old), 0);
+	for (op = 0; op < ARRAY_SIZE(st_script); op++) {
+		for (a = 0; a < NR_ST_ACTIONS; a++) {
+			unsigned long target;
+
+			for (target = 0; target < ST_MAX_STEPS; target++)
+				if (!st_run(test, op, a, target))
+					break;
+			if (a == ST_NMI)
+				st_candidates += target;
+		}
+	}
+	sigaction(SIGTRAP, &old, NULL);
+	console_loglevel = saved;
+	kunit_info(test, "%u calls, %lu window instructions, %lu runs\n",
+		   (unsigned int)ARRAY_SIZE(st_script), st_candidates, st_runs);
+	KUNIT_EXPECT_GT(test, st_candidates, 0ul);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(st_cache), 0);
+	st_cache = NULL;
+}
+
+static struct kunit_case slab_trace_steps_cases[] = {
+	KUNIT_CASE(trace_gate_every_instruction),
+	{}
+};
+
+static struct kunit_suite slab_trace_steps_suite = {
+	.name = "slab_trace_steps",
+	.suite_init = tr_suite_init,
+	.suite_exit = tr_suite_exit,
+	.test_cases = slab_trace_steps_cases,
+};
+kunit_test_suite(slab_trace_steps_suite);
