@@ -712,7 +712,15 @@ kunit_test_suite(slab_trace_review_suite);
 #define ST_MAX_HELD   64
 #define EFLAGS_TF     0x100ul
 
-enum st_op { ST_ALLOC, ST_FREE, ST_ALLOC_NOLOCK, ST_FREE_NOLOCK };
+enum st_op {
+	ST_ALLOC, ST_FREE, ST_ALLOC_NOLOCK, ST_FREE_NOLOCK,
+	ST_ALLOC_NODE,       /* kmem_cache_alloc_node(), this node */
+	ST_ALLOC_BULK,       /* kmem_cache_alloc_bulk() of ST_BULK */
+	ST_FREE_BULK,        /* kmem_cache_free_bulk() of ST_BULK held */
+	ST_PREFILL_RETURN,   /* a prefilled sheaf taken and given back */
+	ST_SHRINK,           /* kmem_cache_shrink(): every CPU's pcs_detach() */
+};
+#define ST_BULK 3
 enum st_action { ST_NMI, ST_FLIP, ST_FLIP_NMI, NR_ST_ACTIONS };
 static const char *const st_action_names[] = { "nmi", "flip", "flip+nmi" };
 
@@ -726,6 +734,16 @@ static const enum st_op st_script[] = {
 	ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK, ST_ALLOC_NOLOCK,
 	ST_ALLOC_NOLOCK, ST_FREE_NOLOCK, ST_FREE_NOLOCK, ST_FREE_NOLOCK,
 	ST_FREE_NOLOCK, ST_FREE_NOLOCK, ST_FREE,
+	ST_ALLOC_NODE, ST_ALLOC_BULK, ST_ALLOC_BULK, ST_FREE_BULK,
+	ST_FREE_BULK, ST_PREFILL_RETURN, ST_ALLOC, ST_SHRINK,
+};
+
+/* The calls single-stepped (the others only lead there): one of each
+ * path the script takes (the step counts of the calls in between repeat
+ * one of these), every lock site of mm/sheaf.c but the kfree_rcu() ones. */
+static const unsigned char st_traced[] = {
+	0, 2, 6, 10, 13, 16, 20, 24, 25, 26, 30, 34, 35,
+	36, 37, 38, 39, 40, 41, 42, 43,
 };
 
 static struct kmem_cache *st_cache;
@@ -810,8 +828,10 @@ static __always_inline void st_trap_off(void)
 
 static __noinline void *st_do(enum st_op op, bool traced)
 {
+	struct slab_sheaf *sheaf;
 	void *got = NULL, *p;
 	bool busy;
+	int n;
 
 	switch (op) {
 	case ST_ALLOC:
@@ -825,6 +845,53 @@ static __noinline void *st_do(enum st_op op, bool traced)
 			st_trap_off();
 		if (got && st_nr_held < ST_MAX_HELD)
 			st_held[st_nr_held++] = got;
+		break;
+	case ST_ALLOC_NODE:
+		if (traced)
+			st_trap_on();
+		got = kmem_cache_alloc_node(st_cache, GFP_KERNEL, numa_mem_id());
+		if (traced)
+			st_trap_off();
+		if (got && st_nr_held < ST_MAX_HELD)
+			st_held[st_nr_held++] = got;
+		break;
+	case ST_ALLOC_BULK:
+		if (st_nr_held + ST_BULK > ST_MAX_HELD)
+			break;
+		if (traced)
+			st_trap_on();
+		n = kmem_cache_alloc_bulk(st_cache, GFP_KERNEL, ST_BULK,
+					  &st_held[st_nr_held]);
+		if (traced)
+			st_trap_off();
+		if (n == ST_BULK)
+			st_nr_held += ST_BULK;
+		break;
+	case ST_FREE_BULK:
+		if (st_nr_held < ST_BULK)
+			break;
+		st_nr_held -= ST_BULK;
+		if (traced)
+			st_trap_on();
+		kmem_cache_free_bulk(st_cache, ST_BULK, &st_held[st_nr_held]);
+		if (traced)
+			st_trap_off();
+		break;
+	case ST_PREFILL_RETURN:
+		if (traced)
+			st_trap_on();
+		sheaf = kmem_cache_prefill_sheaf(st_cache, GFP_KERNEL, 2);
+		if (sheaf)
+			kmem_cache_return_sheaf(st_cache, GFP_KERNEL, sheaf);
+		if (traced)
+			st_trap_off();
+		break;
+	case ST_SHRINK:
+		if (traced)
+			st_trap_on();
+		kmem_cache_shrink(st_cache);
+		if (traced)
+			st_trap_off();
 		break;
 	case ST_FREE:
 	case ST_FREE_NOLOCK:
@@ -921,7 +988,7 @@ static void trace_gate_every_instruction(struct kunit *test)
 	struct sigaction trap = { .sa_sigaction = st_sigtrap,
 				  .sa_flags = SA_SIGINFO };
 	struct sigaction old;
-	unsigned int op;
+	unsigned int op, i, saved_cpus;
 	int saved = console_loglevel;
 	enum st_action a;
 
@@ -933,10 +1000,17 @@ static void trace_gate_every_instruction(struct kunit *test)
 		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
 	}
 	console_loglevel = LOGLEVEL_NOTICE;   /* the trace: not printed */
+	/* One CPU online (the others possible, offline: a flush takes their
+	 * sheaves from here, flush_take_offline_cpu()): the shrink's flush
+	 * steps through one pcs_detach() IPI, not four. */
+	saved_cpus = nr_cpu_ids;
+	nr_cpu_ids = 1;
 	slab_trace_enable(st_cache);
 	sigemptyset(&trap.sa_mask);
 	KUNIT_ASSERT_EQ(test, sigaction(SIGTRAP, &trap, &old), 0);
-	for (op = 0; op < ARRAY_SIZE(st_script); op++) {
+	for (i = 0; i < ARRAY_SIZE(st_traced); i++) {
+		op = st_traced[i];
+		KUNIT_ASSERT_LT(test, op, ARRAY_SIZE(st_script));
 		for (a = 0; a < NR_ST_ACTIONS; a++) {
 			unsigned long target;
 
@@ -948,9 +1022,10 @@ static void trace_gate_every_instruction(struct kunit *test)
 		}
 	}
 	sigaction(SIGTRAP, &old, NULL);
+	nr_cpu_ids = saved_cpus;
 	console_loglevel = saved;
 	kunit_info(test, "%u calls, %lu window instructions, %lu runs\n",
-		   (unsigned int)ARRAY_SIZE(st_script), st_candidates, st_runs);
+		   (unsigned int)ARRAY_SIZE(st_traced), st_candidates, st_runs);
 	KUNIT_EXPECT_GT(test, st_candidates, 0ul);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(st_cache), 0);
 	st_cache = NULL;
