@@ -168,6 +168,18 @@ static const char *line_with(const char *out, const char *what)
 
 /* ---- the suite ---- */
 
+/*
+ * The cases marked FAILS fail on the change under review; with the
+ * environment variable SLAB_TRACE_REVIEW_SKIP_KNOWN set they skip, so
+ * that scripts/mutate.py, which needs a suite that passes unmutated, can
+ * run over the rest (SLAB_TRACE_REVIEW_SKIP_KNOWN=1 make mutate ...).
+ */
+static void known_failure(struct kunit *test)
+{
+	if (getenv("SLAB_TRACE_REVIEW_SKIP_KNOWN"))
+		kunit_skip(test, "fails on the change under review (SLAB_TRACE_REVIEW_SKIP_KNOWN is set)");
+}
+
 static int tr_suite_init(struct kunit_suite *suite)
 {
 	(void)suite;
@@ -274,6 +286,7 @@ static void bulk_sheaf_hits_are_traced(struct kunit *test)
 	unsigned long before[NR_SLAB_STAT_ITEMS], counted;
 	void *obj[TR_CAP];
 
+	known_failure(test);
 	tr_cache = tr_make("trace_bulk", TR_CAP);
 	KUNIT_ASSERT_NOT_NULL(test, tr_cache);
 	if (!cache_has_sheaves(tr_cache))
@@ -312,6 +325,7 @@ static void bulk_from_slabs_prints_one_line_for_n(struct kunit *test)
 	unsigned long before[NR_SLAB_STAT_ITEMS], counted;
 	void *obj[2 * TR_CAP];
 
+	known_failure(test);
 	tr_cache = tr_make("trace_bulk_slow", 0);   /* no sheaves */
 	KUNIT_ASSERT_NOT_NULL(test, tr_cache);
 	slab_trace_enable(tr_cache);
@@ -339,11 +353,13 @@ static void bulk_from_slabs_prints_one_line_for_n(struct kunit *test)
 static void failed_bulk_prints_a_step_it_did_not_take(struct kunit *test)
 {
 	unsigned long before[NR_SLAB_STAT_ITEMS];
-	struct page **hog = calloc(TR_HOG_MAX, sizeof(*hog));
+	struct page **hog;
 	void *obj[TR_CAP];
 	unsigned int nr = 0, i;
 	int got;
 
+	known_failure(test);
+	hog = calloc(TR_HOG_MAX, sizeof(*hog));
 	KUNIT_ASSERT_NOT_NULL(test, hog);
 	tr_cache = tr_make("trace_oom", 0);
 	KUNIT_ASSERT_NOT_NULL(test, tr_cache);
@@ -396,6 +412,62 @@ static void enable_traces_a_warm_cpu_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tr_compare(test, before), 0);
 }
 
+/* The "pages:" line of the next new slab of a fresh traced cache without
+ * sheaves (every allocation goes to the slabs: the first makes a slab). */
+static const char *pages_line_of_first_slab(struct kunit *test,
+					    const char *name)
+{
+	const char *out;
+	void *p;
+
+	tr_cache = tr_make(name, 0);
+	if (!tr_cache)
+		return NULL;
+	slab_trace_enable(tr_cache);
+	capture_start();
+	p = kmem_cache_alloc(tr_cache, GFP_KERNEL);
+	out = capture_end();
+	if (!p)
+		return NULL;
+	kmem_cache_free(tr_cache, p);
+	out = line_with(out, "pages:");
+	kunit_info(test, "the line: %s\n", out ? out : "(none)");
+	return out;
+}
+
+/*
+ * PASSES.  The "pages:" line when this CPU's list holds a page of the
+ * order (one freed just before): "from this CPU's page list", no batch.
+ */
+static void pages_line_from_the_page_list(struct kunit *test)
+{
+	struct page *warm = alloc_pages(GFP_KERNEL, 0);
+	const char *line;
+
+	KUNIT_ASSERT_NOT_NULL(test, warm);
+	__free_pages(warm, 0);
+	line = pages_line_of_first_slab(test, "trace_pcp_warm");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(line, "from this CPU's page list"));
+	KUNIT_EXPECT_NULL(test, strstr(line, "batch"));
+	KUNIT_EXPECT_NULL(test, strstr(line, "another node"));
+}
+
+/*
+ * PASSES.  The same with every per-CPU list drained: the list takes a
+ * batch from the buddy first ("after it took a batch from the buddy").
+ */
+static void pages_line_after_a_batch(struct kunit *test)
+{
+	const char *line;
+
+	drain_all_pages();
+	line = pages_line_of_first_slab(test, "trace_pcp_cold");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(line, "after it took a batch"));
+	KUNIT_EXPECT_NULL(test, strstr(line, "another node"));
+}
+
 /*
  * FAILS on 10f8405.  The "pages:" line with the zone's per-CPU lists
  * switched off (zone_pcp_disable(): memory hot-remove, the buddy tests):
@@ -414,6 +486,7 @@ static void pages_line_when_the_lists_are_off(struct kunit *test)
 	unsigned int z;
 	void *p;
 
+	known_failure(test);
 	KUNIT_ASSERT_NOT_NULL(test, pgdat);
 	tr_cache = tr_make("trace_pcp_off", 0);   /* every alloc: slabs */
 	KUNIT_ASSERT_NOT_NULL(test, tr_cache);
@@ -480,6 +553,7 @@ static void pages_line_when_traced_midway(struct kunit *test)
 	struct page *warm;
 	void *p;
 
+	known_failure(test);
 	tr_cache = tr_make("trace_midway", 0);   /* untraced, no sheaves */
 	KUNIT_ASSERT_NOT_NULL(test, tr_cache);
 	/* This CPU's list holds a page: the slab's block comes from it. */
@@ -636,6 +710,7 @@ static void trace_alloc_more_caches_than_its_array(struct kunit *test)
 	static const char list[] = "many_*";
 	unsigned int i, n = 0;
 
+	known_failure(test);
 	for (i = 0; i < TR_MANY; i++) {
 		snprintf(tr_many_names[i], sizeof(tr_many_names[i]),
 			 "many_%u", i);
@@ -659,6 +734,8 @@ static struct kunit_case slab_trace_review_cases[] = {
 	KUNIT_CASE(bulk_from_slabs_prints_one_line_for_n),
 	KUNIT_CASE(failed_bulk_prints_a_step_it_did_not_take),
 	KUNIT_CASE(enable_traces_a_warm_cpu_at_once),
+	KUNIT_CASE(pages_line_from_the_page_list),
+	KUNIT_CASE(pages_line_after_a_batch),
 	KUNIT_CASE(pages_line_when_the_lists_are_off),
 	KUNIT_CASE(pages_line_when_traced_midway),
 	KUNIT_CASE(trace_on_and_off_across_cpus),
