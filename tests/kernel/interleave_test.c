@@ -85,13 +85,32 @@ enum il_action {
 	IL_IRQ,
 	IL_IPI,
 	IL_REMOTE,
+	IL_TRACE_FLIP,
 	NR_IL_ACTIONS
 };
 
 static const char *const il_action_names[NR_IL_ACTIONS] = {
 	[IL_NMI] = "nmi", [IL_IRQ] = "irq", [IL_IPI] = "ipi_flush",
-	[IL_REMOTE] = "remote_cpu",
+	[IL_REMOTE] = "remote_cpu", [IL_TRACE_FLIP] = "trace_flip",
 };
+
+/*
+ * Suite interleave_traced (review of mm/slab_trace.c): the same search
+ * with the scenario's cache and kmalloc-64 traced from setup on, and one
+ * more action, trace_flip: another CPU's slab_trace_enable() or
+ * slab_trace_disable() lands here.  Its flag store (SLAB_TRACED xored)
+ * can land at any instruction, a sheaf lock held or not; its flush IPI
+ * then lands here at the first point where this CPU takes IPIs (task
+ * context, IRQs on, no sheaf lock held), or after the body.  Rule: any
+ * interleaving of the gate swap with NMIs, IRQs, flushes and the flag
+ * loses, duplicates and corrupts nothing, and mm_check_all() passes.
+ */
+enum il_trace_mode {
+	IL_TRACE_NONE,       /* suite interleave: no trace, no trace_flip */
+	IL_TRACE_FROM_SETUP, /* interleave_traced: traced, a flip turns it off */
+	IL_TRACE_FLIP_ON,    /* interleave_trace_on: untraced, a flip turns it on */
+};
+static enum il_trace_mode il_trace_suite;
 
 /* ===================================================================== */
 /* Environment: host and kernel differ only here                         */
@@ -379,6 +398,8 @@ static struct {
 	bool action_failed;            /* e.g. an NMI that never came */
 	bool sheaf_lock_irqs_on;       /* a point found a sheaf lock held
 					* with IRQs on */
+	struct kmem_cache *flip_target; /* trace_flip: whose flag flipped */
+	bool flush_pending;            /* ... and its flush not yet run */
 } il;
 
 /* Per point and action, from the dry run: the visits where it can act. */
@@ -642,9 +663,44 @@ static bool action_possible(enum il_action a)
 	case IL_REMOTE:
 		return il_remote_possible() && in_task() && IL_REMOTE_IRQS_OK &&
 		       !allocator_lock_held();
+	case IL_TRACE_FLIP:
+		/* Another CPU's store: any instruction, in the traced suite. */
+		return il_trace_suite;
 	default:
 		return false;
 	}
+}
+
+/* The cache trace_flip flips: the scenario's, unless it is being
+ * destroyed (then the one the actions use). */
+static struct kmem_cache *il_flip_cache(void)
+{
+	return il.s && il.s != il.dying ? il.s : il.act_s;
+}
+
+static struct kmem_cache *il_flush_cache;
+
+static void remote_trace_flush(void)
+{
+	flush_all_sheaves(il_flush_cache);
+}
+
+/* The flush IPI of the flip: where this CPU can take it. */
+static bool il_flush_possible(void)
+{
+	return in_task() && !irqs_disabled() && !sheaf_lock_held_here();
+}
+
+static void il_run_pending_flush(void)
+{
+	if (!il.flush_pending)
+		return;
+	il.flush_pending = false;
+	if (il.flip_target == il.dying)
+		return;   /* its destruction flushed it; it is gone now */
+	il_flush_cache = il.flip_target;
+	if (!il_remote_possible() || !il_on_other_cpu(remote_trace_flush))
+		flush_all_sheaves(il.flip_target);
 }
 
 static bool run_action(enum il_action a, void *arg)
@@ -660,6 +716,12 @@ static bool run_action(enum il_action a, void *arg)
 		return il_on_other_cpu(remote_shrink);
 	case IL_REMOTE:
 		return il_on_other_cpu(remote_traffic);
+	case IL_TRACE_FLIP:
+		il.flip_target = il_flip_cache();
+		__atomic_fetch_xor(&il.flip_target->flags, SLAB_TRACED,
+				   __ATOMIC_RELAXED);
+		il.flush_pending = true;
+		return true;
 	default:
 		return false;
 	}
@@ -676,7 +738,14 @@ static void il_hook(enum mm_point p, void *arg)
 {
 	unsigned int a;
 
-	if (il.in_action || !point_is_for_us(p, arg))
+	if (il.in_action)
+		return;
+	if (il.flush_pending && il_flush_possible()) {
+		il.in_action = true;
+		il_run_pending_flush();
+		il.in_action = false;
+	}
+	if (!point_is_for_us(p, arg))
 		return;
 	/* kmalloc()'s pop reads no lock flag (slab_internal.h): it relies
 	 * on every holder of a sheaf lock keeping IRQs off, checked here at
@@ -1379,6 +1448,10 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 		fail_why(r, "setup failed");
 		return;
 	}
+	if (il_trace_suite == IL_TRACE_FROM_SETUP) {
+		slab_trace_enable(kmalloc_slab(64));
+		slab_trace_enable(il.s);
+	}
 	alloc_victims(sc);
 	il.dry = dry;
 	il.point = p;
@@ -1387,12 +1460,15 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 	__atomic_store_n(&mm_point_hook, il_hook, __ATOMIC_RELEASE);
 	sc->body();
 	__atomic_store_n(&mm_point_hook, NULL, __ATOMIC_RELEASE);
+	il_run_pending_flush();
 	r->ran = il.fired && !il.action_failed;
 	if (il.fired && il.action_failed)
 		fail_why(r, "the interrupt never came");
 	free_leftovers();
 	il_run_irq_work_everywhere();
 	torn_down = sc->teardown();
+	if (il_trace_suite != IL_TRACE_NONE)
+		slab_trace_disable(kmalloc_slab(64));   /* shared: untraced again */
 	if (il.given_twice)
 		fail_why(r, "an object was handed out twice");
 	if (il.sheaf_lock_irqs_on)
@@ -1714,6 +1790,11 @@ static int il_suite_init(struct kunit_suite *suite)
 	int ret;
 
 	(void)suite;
+	/* Each suite's figures its own (three suites share them). */
+	il_triples = il_runs = il_failures = 0;
+	memset(il_action_triples, 0, sizeof(il_action_triples));
+	memset(il_action_runs, 0, sizeof(il_action_runs));
+	memset(il_point_reached, 0, sizeof(il_point_reached));
 	ret = il_env_init();
 	mm_check_full_span = nr_free_pages() <= IL_FULL_CHECK_MAX_PAGES;
 	return ret;
@@ -1787,12 +1868,12 @@ static void il_figures(struct kunit *test)
 		kunit_info(test, "point %s: reached by no scenario\n",
 			   mm_point_names[p]);
 	}
-	pr_info("interleave: %lu (scenario, point, action) triples searched in %lu runs over %u scenarios; %u of %u points reached; %lu failed\n",
+	pr_notice("interleave: %lu (scenario, point, action) triples searched in %lu runs over %u scenarios; %u of %u points reached; %lu failed\n",
 		il_triples, il_runs, (unsigned int)ARRAY_SIZE(il_scenarios),
 		points - unreached, points,
 		il_failures);
 	for (a = 0; a < NR_IL_ACTIONS; a++)
-		pr_info("interleave:   action %-10s %4lu triples, %4lu runs that acted\n",
+		pr_notice("interleave:   action %-10s %4lu triples, %4lu runs that acted\n",
 			il_action_names[a], il_action_triples[a],
 			il_action_runs[a]);
 	/* The per-run checks skip the span walk on big machines: once here. */
@@ -1803,24 +1884,27 @@ static void il_figures(struct kunit *test)
 	KUNIT_EXPECT_GT(test, il_triples, 100);
 }
 
+#define IL_CASES							\
+	KUNIT_CASE(il_sheaf_churn),					\
+	KUNIT_CASE(il_bootstrap),					\
+	KUNIT_CASE(il_prefill_return),					\
+	KUNIT_CASE(il_bulk),						\
+	KUNIT_CASE(il_shrink),						\
+	KUNIT_CASE(il_destroy),						\
+	KUNIT_CASE(il_nolock_kmalloc),					\
+	KUNIT_CASE(il_nolock_cache),					\
+	KUNIT_CASE(il_debug_cache),					\
+	KUNIT_CASE(il_debug_kmalloc_z),					\
+	KUNIT_CASE(il_no_sheaves),					\
+	KUNIT_CASE(il_deferred),					\
+	KUNIT_CASE(il_pages),						\
+	KUNIT_CASE(il_kmalloc),						\
+	KUNIT_CASE(il_kfree_rcu),					\
+	KUNIT_CASE(il_nodes),						\
+	KUNIT_CASE(il_figures)
+
 static struct kunit_case il_cases[] = {
-	KUNIT_CASE(il_sheaf_churn),
-	KUNIT_CASE(il_bootstrap),
-	KUNIT_CASE(il_prefill_return),
-	KUNIT_CASE(il_bulk),
-	KUNIT_CASE(il_shrink),
-	KUNIT_CASE(il_destroy),
-	KUNIT_CASE(il_nolock_kmalloc),
-	KUNIT_CASE(il_nolock_cache),
-	KUNIT_CASE(il_debug_cache),
-	KUNIT_CASE(il_debug_kmalloc_z),
-	KUNIT_CASE(il_no_sheaves),
-	KUNIT_CASE(il_deferred),
-	KUNIT_CASE(il_pages),
-	KUNIT_CASE(il_kmalloc),
-	KUNIT_CASE(il_kfree_rcu),
-	KUNIT_CASE(il_nodes),
-	KUNIT_CASE(il_figures),
+	IL_CASES,
 	{}
 };
 
@@ -1832,3 +1916,65 @@ static struct kunit_suite il_suite = {
 	.test_cases = il_cases,
 };
 kunit_test_suite(il_suite);
+
+/*
+ * The review of mm/slab_trace.c: the same search with the trace (see
+ * il_trace_mode above).  Trace lines are not printed (console_loglevel
+ * lowered for the suite): every step of every run would print one.
+ */
+static int il_saved_loglevel;
+
+static int il_trace_suite_init(enum il_trace_mode mode)
+{
+	il_saved_loglevel = console_loglevel;
+	console_loglevel = LOGLEVEL_NOTICE;
+	il_trace_suite = mode;
+	return il_suite_init(NULL);
+}
+
+static int il_traced_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return il_trace_suite_init(IL_TRACE_FROM_SETUP);
+}
+
+static int il_trace_on_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	return il_trace_suite_init(IL_TRACE_FLIP_ON);
+}
+
+static void il_trace_suite_exit(struct kunit_suite *suite)
+{
+	il_suite_exit(suite);
+	il_trace_suite = IL_TRACE_NONE;
+	console_loglevel = il_saved_loglevel;
+}
+
+static struct kunit_case il_traced_cases[] = {
+	IL_CASES,
+	{}
+};
+
+static struct kunit_suite il_traced_suite = {
+	.name = "interleave_traced",
+	.suite_init = il_traced_suite_init,
+	.suite_exit = il_trace_suite_exit,
+	.exit = il_case_exit,
+	.test_cases = il_traced_cases,
+};
+kunit_test_suite(il_traced_suite);
+
+static struct kunit_case il_trace_on_cases[] = {
+	IL_CASES,
+	{}
+};
+
+static struct kunit_suite il_trace_on_suite = {
+	.name = "interleave_trace_on",
+	.suite_init = il_trace_on_suite_init,
+	.suite_exit = il_trace_suite_exit,
+	.exit = il_case_exit,
+	.test_cases = il_trace_on_cases,
+};
+kunit_test_suite(il_trace_on_suite);
