@@ -96,12 +96,46 @@ static u64 line_stamp(const struct nmi_printk_buf *b, unsigned long tail,
 	return 0;
 }
 
-/* Write the line at b's tail and give its room back; its length. */
-static size_t write_line(struct nmi_printk_buf *b, unsigned long head)
+/*
+ * Write the line at b's tail and give its room back; its length.  A line
+ * stamped before the newest line already written (an NMI that stored it
+ * after the printk that drained the buffers took its own stamp) goes out
+ * with that newer stamp: it was printed then, and the log never runs
+ * backwards.
+ */
+static size_t write_line(struct nmi_printk_buf *b, unsigned long head,
+			 u64 stamp)
 {
 	unsigned long tail = b->tail;
 	size_t n = 0;
 
+	if (b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)] == '[') {
+		if (stamp < console_last_stamp_us) {
+			char prefix[32];
+			size_t i, len;
+
+			len = (size_t)snprintf(prefix, sizeof(prefix),
+					       "[%5lu.%06lu]",
+					       (unsigned long)(console_last_stamp_us /
+							       USEC_PER_SEC),
+					       (unsigned long)(console_last_stamp_us %
+							       USEC_PER_SEC));
+			for (i = 0; i < len; i++)
+				serial_putc(prefix[i]);
+			/* Skip the line's own "[...]". */
+			while (tail != head &&
+			       b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)] != ']') {
+				tail++;
+				n++;
+			}
+			if (tail != head) {
+				tail++;
+				n++;
+			}
+		} else {
+			console_last_stamp_us = stamp;
+		}
+	}
 	while (tail != head) {
 		char c = b->data[tail & (NMI_PRINTK_BUF_SIZE - 1)];
 
@@ -146,7 +180,7 @@ bool nmi_printk_flush_locked(size_t budget)
 		}
 		if (!oldest)
 			return false;
-		written += write_line(oldest, oldest_head);
+		written += write_line(oldest, oldest_head, oldest_stamp);
 		if (written >= budget)
 			return true;   /* a whole line ends the piece */
 	}

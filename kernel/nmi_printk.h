@@ -26,6 +26,10 @@ unsigned long nmi_printk_dropped(void);
 size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size);
 
 void console_write_locked(const char *msg, size_t len);
+/* The newest time stamp written to the console, in µs (console lock
+ * held): an NMI line that could only go out after a later line shows
+ * this time instead of its own, so the log never runs backwards. */
+extern u64 console_last_stamp_us;
 /* The panic path, printk_emergency just set: wait (bounded) until no other
  * CPU holds the console lock, so the NMI buffers have one reader. */
 void console_emergency_wait(void);

@@ -57,10 +57,15 @@ static DEFINE_SPINLOCK(console_lock);
 /* Did this CPU's last message end mid-line?  Then the next continues it. */
 static DEFINE_PER_CPU(bool, line_open);
 
+u64 console_last_stamp_us;
+
 static void write_prefix(char *buf, size_t size)
 {
 	u64 us = tsc_to_us(rdtsc() - tsc_at_boot);
 
+	if (us < console_last_stamp_us)   /* two CPUs' TSCs a hair apart */
+		us = console_last_stamp_us;
+	console_last_stamp_us = us;
 	snprintf(buf, size, "[%5lu.%06lu] cpu%u: ",
 		 (unsigned long)(us / USEC_PER_SEC),
 		 (unsigned long)(us % USEC_PER_SEC), smp_processor_id());

@@ -596,7 +596,7 @@ static void barn_keeps_its_bound_of_empty_sheaves(struct kunit *test)
 	for (i = 0; i < BARN_MAX_EMPTY; i++)
 		kmem_cache_return_sheaf(s, GFP_KERNEL, empty[i]);
 	pcs = &s->cpu_sheaves[smp_processor_id()];
-	KUNIT_ASSERT_PTR_EQ(test, pcs->main, main);
+	KUNIT_ASSERT_PTR_EQ(test, pcs_main_unlocked(pcs), main);
 	KUNIT_ASSERT_PTR_EQ(test, pcs->spare, spare);
 	KUNIT_ASSERT_EQ(test, barn->nr_full, 1);
 	KUNIT_ASSERT_EQ(test, barn->nr_empty, BARN_MAX_EMPTY);

@@ -80,10 +80,26 @@ def sheaf_objects(sheaf):
                            int(sheaf["size"]))
 
 
+def pcs_main(pcs):
+    """A CPU's main sheaf as the slow paths see it: a traced cache's main
+    is slab_trace_gate while its lock is free, the real one in traced_main
+    (mm/slab_trace.c, pcs_main_unlocked() in mm/slab_internal.h)."""
+    main = pcs["main"]
+    if k.addr(main) == k.addr(k.symbol("slab_trace_gate").address):
+        return pcs["traced_main"]
+    return main
+
+
+def pcs_sheaf(pcs, kind):
+    """pcs's main (behind the trace gate), spare or rcu_free."""
+    return pcs_main(pcs) if kind == "main" else pcs[kind]
+
+
 def pcs_sheaves(s, cpu):
     """[(kind, struct slab_sheaf *)] of a CPU: main, spare, rcu_free."""
     pcs = cpu_sheaves(s, cpu)
-    return [(kind, pcs[kind]) for kind in ("main", "spare", "rcu_free")]
+    return [(kind, pcs_sheaf(pcs, kind))
+            for kind in ("main", "spare", "rcu_free")]
 
 
 def barn_sheaves(s, nid, kind):
@@ -231,8 +247,9 @@ total is slabs * objects per slab."""
                 for cpu in k.possible_cpus():
                     pcs = cpu_sheaves(s, cpu)
                     for kind in ("main", "spare"):
-                        if k.addr(pcs[kind]):
-                            in_sheaves += int(pcs[kind]["size"])
+                        sheaf = pcs_sheaf(pcs, kind)
+                        if k.addr(sheaf):
+                            in_sheaves += int(sheaf["size"])
                     if k.addr(pcs["rcu_free"]):
                         in_rcu += int(pcs["rcu_free"]["size"])
                 for nid in range(node_count(s)):
