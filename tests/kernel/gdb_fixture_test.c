@@ -118,7 +118,8 @@ static void report_fixture_cache(struct kunit *test, unsigned int cpu,
 	size_t len = 0;
 
 	inuse = cache_inuse(fixture, &slabs);
-	main = sheaf_size(pcs->main);
+	/* The real main, behind the trace gate when the cache is traced. */
+	main = sheaf_size(pcs_main_unlocked(pcs));
 	spare = sheaf_size(pcs->spare);
 	rcu = sheaf_size(pcs->rcu_free);
 	in_barn = barn_objects(fixture, numa_node_id(), &full, &empty);
@@ -145,7 +146,7 @@ static void report_fixture_cache(struct kunit *test, unsigned int cpu,
 	KUNIT_EXPECT_EQ(test, nfree, slab->objects - slab->inuse);
 	if (main)
 		kunit_info(test, "gdb_fixture: sheaf object=%p\n",
-			   pcs->main->objects[0]);
+			   pcs_main_unlocked(pcs)->objects[0]);
 }
 
 /* Buddy, pcp and page facts of zone, whose lock the caller holds. */

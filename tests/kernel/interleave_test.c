@@ -691,6 +691,27 @@ static bool il_flush_possible(void)
 	return in_task() && !irqs_disabled() && !sheaf_lock_held_here();
 }
 
+/* Every online CPU, its lock free: main is the gate exactly while s is
+ * traced (a cache with sheaves), the real main never the gate. */
+static bool il_gate_where_the_flag_says(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	if (slab_trace_gate.size || slab_trace_gate.capacity)
+		return false;
+	for_each_online_cpu(cpu) {
+		struct slub_percpu_sheaves *pcs = &s->cpu_sheaves[cpu];
+		bool gated = READ_ONCE(pcs->main) == &slab_trace_gate;
+
+		if (pcs_main_unlocked(pcs) == &slab_trace_gate)
+			return false;
+		if (gated != (cache_has_sheaves(s) &&
+			      (s->flags & SLAB_TRACED)))
+			return false;
+	}
+	return true;
+}
+
 static void il_run_pending_flush(void)
 {
 	if (!il.flush_pending)
@@ -1461,6 +1482,10 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 	sc->body();
 	__atomic_store_n(&mm_point_hook, NULL, __ATOMIC_RELEASE);
 	il_run_pending_flush();
+	if (il_trace_suite != IL_TRACE_NONE &&
+	    (!il_gate_where_the_flag_says(kmalloc_slab(64)) ||
+	     (il.s && il.s != il.dying && !il_gate_where_the_flag_says(il.s))))
+		fail_why(r, "the trace gate installed while untraced, missing while traced, or behind itself");
 	r->ran = il.fired && !il.action_failed;
 	if (il.fired && il.action_failed)
 		fail_why(r, "the interrupt never came");
