@@ -61,6 +61,11 @@ BOOT_CONFIGS = [
     ("smp4-128M-poison", "4", "128M", "page_poison"),
     ("smp4-2G", "4", "2G", ""),
     ("smp6-sockets2-128M", "6,sockets=2,cores=3", "128M", ""),
+    # kmalloc-64 traced (mm/slab_trace.c) through the slab suites and the
+    # NMI storms: the trace gate under NMIs, and the log stays in order.
+    ("smp2-128M-traced", "2", "128M",
+     "trace_alloc=kmalloc-64 test=walkthrough,slab*,sheaf*,nolock,"
+     "nmi_storm,slab_trace*,interleave_trace*"),
     # Memory above 4 GiB: two zones (DMA32 and Normal) and the fallback
     # between them.
     ("smp2-5G", "2", "5G", ""),
@@ -1299,16 +1304,19 @@ def judge_gdb_commands(out, facts):
     return problems
 
 
-def check_gdb_commands(kernel, log_dir):
+def check_gdb_commands(kernel, log_dir, extra=""):
     """The allocator commands, stopped in the gdb_fixture suite's
     checkpoint (two CPUs): each command's output against what the kernel
-    printed, and no Python exception anywhere."""
+    printed, and no Python exception anywhere.  extra: more of the
+    command line (trace_alloc=gdb_fixture: the fixture's cache traced, so
+    its main sits behind the trace gate)."""
     if not shutil.which("gdb"):
         return []
-    serial = os.path.join(log_dir, "harness-gdb-fixture.log")
-    qemu, port = start_gdb_qemu(kernel, "test=gdb_fixture", "2", log_dir,
-                                "file:" + serial)
-    gdbinit = os.path.join(log_dir, "harness-gdbinit-commands")
+    tag = "-traced" if extra else ""
+    serial = os.path.join(log_dir, "harness-gdb-fixture%s.log" % tag)
+    qemu, port = start_gdb_qemu(kernel, ("test=gdb_fixture " + extra).strip(),
+                                "2", log_dir, "file:" + serial)
+    gdbinit = os.path.join(log_dir, "harness-gdbinit-commands%s" % tag)
     boottest.write_gdbinit(gdbinit, kernel, port)
     args = ["-ex", "break gdb_checkpoint", "-ex", "continue",
             "-ex", "python import sys; sys.path.insert(0, %r); "
@@ -1321,7 +1329,8 @@ def check_gdb_commands(kernel, log_dir):
     finally:
         qemu.kill()
         qemu.wait()
-    with open(os.path.join(log_dir, "harness-gdb-commands.out"), "w") as f:
+    out_path = os.path.join(log_dir, "harness-gdb-commands%s.out" % tag)
+    with open(out_path, "w") as f:
         f.write(out)
     with open(serial, errors="replace") as f:
         facts = fixture_facts(f.read())
@@ -1339,9 +1348,8 @@ def check_gdb_commands(kernel, log_dir):
                          out, re.M):
         problems.append("gdb commands: " + m.group(1))
     if problems:
-        problems.append("gdb commands: the whole output is in %s" %
-                        os.path.join(log_dir, "harness-gdb-commands.out"))
-    return problems
+        problems.append("gdb commands: the whole output is in %s" % out_path)
+    return [p + (" (with %s)" % extra if extra else "") for p in problems]
 
 
 def run_tool_checks(kernel, log_dir, tally):
@@ -1448,6 +1456,9 @@ def run_gdb_commands_check(kernel, log_dir, tally):
     """check_gdb_commands() as a test of its own: one line, one count."""
     start = time.time()
     problems = check_gdb_commands(kernel, log_dir)
+    # The same with the fixture's cache traced: the commands must read the
+    # real main behind the trace gate (mm/slab_trace.c).
+    problems += check_gdb_commands(kernel, log_dir, "trace_alloc=gdb_fixture")
     print("%-30s %s  (%.1f s)" % (
         "harness:gdb-commands",
         "ok, %d commands against the gdb_fixture suite"
