@@ -18,6 +18,10 @@ void nmi_printk_store(const char *msg, size_t len);
  * budget, so there may be more.
  */
 bool nmi_printk_flush_locked(size_t budget);
+/* The budget of one hold of the console lock (printk.c, default 256
+ * bytes).  Tests lower it to keep the pieces many while the lines they
+ * drain are few (0 counts as 1: a piece is then one whole line). */
+extern size_t console_drain_piece;
 /* Any normal context: take the console lock and flush. */
 void printk_flush_nmi(void);
 /* Bytes that did not fit in a buffer since boot (should stay 0). */

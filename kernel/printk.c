@@ -11,7 +11,7 @@
  *
  * Lock: console_lock serialises the UART between CPUs; taken with IRQs off,
  * and never held for long: the NMI buffers are drained in pieces of
- * CONSOLE_DRAIN_PIECE bytes, the lock given up between pieces, and the
+ * console_drain_piece bytes, the lock given up between pieces, and the
  * UART driver touches this CPU's watchdog for every byte it sends (a slow
  * line is progress, not a lockup).
  * An NMI must never wait for it (the CPU it interrupted may hold it), so NMI
@@ -46,8 +46,9 @@
 #define CONSOLE_EMERGENCY_WAIT_US 1000000
 /* One printk drains at most what every buffer holds at once; what NMIs add
  * faster than the UART sends waits for the next printk. */
-#define CONSOLE_DRAIN_MAX_PIECES \
-	(NR_CPUS * NMI_PRINTK_BUF_SIZE / CONSOLE_DRAIN_PIECE)
+#define CONSOLE_DRAIN_MAX_BYTES (NR_CPUS * NMI_PRINTK_BUF_SIZE)
+
+size_t console_drain_piece = CONSOLE_DRAIN_PIECE;
 
 int console_loglevel = LOGLEVEL_DEFAULT;
 bool printk_emergency;
@@ -102,7 +103,9 @@ void console_write_locked(const char *msg, size_t len)
  */
 static bool console_lock_drained(unsigned long *flags)
 {
-	unsigned int pieces = 0;
+	size_t piece = READ_ONCE(console_drain_piece);
+	size_t max_pieces = CONSOLE_DRAIN_MAX_BYTES / (piece ? piece : 1);
+	size_t pieces = 0;
 
 	for (;;) {
 		spin_lock_irqsave(&console_lock, *flags);
@@ -113,8 +116,8 @@ static bool console_lock_drained(unsigned long *flags)
 			spin_unlock_irqrestore(&console_lock, *flags);
 			return false;
 		}
-		if (!nmi_printk_flush_locked(CONSOLE_DRAIN_PIECE) ||
-		    ++pieces >= CONSOLE_DRAIN_MAX_PIECES)
+		if (!nmi_printk_flush_locked(piece) ||
+		    ++pieces >= max_pieces)
 			return true;
 		spin_unlock_irqrestore(&console_lock, *flags);
 		cpu_relax();

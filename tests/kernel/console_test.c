@@ -18,7 +18,11 @@
  *
  * The per-byte delay is computed from the bytes buffered and the
  * threshold, both in TSC time, so the drain outlasts the threshold
- * however fast the host is.  Each case restores the knob and threshold.
+ * however fast the host is.  The NMI prints only NMI_LINES short lines
+ * (a learner reads this log), so each case also lowers the drain's piece
+ * (console_drain_piece) to one line: the pieces stay many, each a small
+ * part of the threshold, as the real 256-byte pieces are of the real
+ * threshold.  Each case restores the knobs and the threshold.
  */
 #include <cpu_work.h>
 #include <irqflags.h>
@@ -36,7 +40,8 @@
 
 #define TEST_THRESH_S    1
 #define DRAIN_THRESHOLDS 2        /* the drain lasts this many thresholds */
-#define NMI_LINES        48       /* about 5 KiB: fits one 8 KiB buffer */
+#define NMI_LINES        8        /* pieces: each a threshold / 4 long */
+#define ONE_LINE_PIECE   1        /* a piece ends with the line that reaches it */
 #define WAIT_GUARD_US    30000000 /* hang guard, not a measurement */
 #define PEEK_SIZE        8192
 
@@ -54,8 +59,8 @@ static int console_test_nmi(unsigned int type, struct pt_regs *regs)
 		return NMI_DONE;
 	WRITE_ONCE(print_armed[me], false);
 	for (i = 0; i < NMI_LINES; i++)
-		pr_info("console_test: NMI line %2u of %u, padded to be long enough to fill the buffer\n",
-			i, NMI_LINES);
+		pr_info("console_test: NMI line %u of %u for the slow UART\n",
+			i + 1, NMI_LINES);
 	__atomic_store_n(&printed[me], true, __ATOMIC_RELEASE);
 	return NMI_HANDLED;
 }
@@ -100,9 +105,12 @@ static size_t fill_and_slow_down(void)
 static void drain_with_irqs_off_on_a_slow_uart(struct kunit *test)
 {
 	unsigned int old = watchdog_set_thresh(TEST_THRESH_S);
-	unsigned long flags = local_irq_save();
+	size_t old_piece = console_drain_piece;
+	unsigned long flags;
 	size_t bytes;
 
+	WRITE_ONCE(console_drain_piece, ONE_LINE_PIECE);
+	flags = local_irq_save();
 	printk_flush_nmi();
 	bytes = fill_and_slow_down();
 	/* This printk drains the buffer first, IRQs off all along. */
@@ -111,6 +119,7 @@ static void drain_with_irqs_off_on_a_slow_uart(struct kunit *test)
 		(unsigned long)tsc_to_us(READ_ONCE(serial_slow_byte_tsc)));
 	WRITE_ONCE(serial_slow_byte_tsc, 0);
 	local_irq_restore(flags);
+	WRITE_ONCE(console_drain_piece, old_piece);
 	watchdog_set_thresh(old);
 	KUNIT_ASSERT_GT(test, bytes, 0);
 	nmi_printk_peek(smp_processor_id(), peek_buf, sizeof(peek_buf));
@@ -153,6 +162,7 @@ static void drainer_and_waiter(void *info)
 
 static void waiting_for_the_console_with_irqs_off(struct kunit *test)
 {
+	size_t old_piece = console_drain_piece;
 	unsigned int old;
 
 	if (nr_cpu_ids < 2)
@@ -164,8 +174,10 @@ static void waiting_for_the_console_with_irqs_off(struct kunit *test)
 	drained_bytes = 0;
 	printk_flush_nmi();
 	old = watchdog_set_thresh(TEST_THRESH_S);
+	WRITE_ONCE(console_drain_piece, ONE_LINE_PIECE);
 	on_each_cpu_task(drainer_and_waiter, NULL);
 	WRITE_ONCE(serial_slow_byte_tsc, 0);
+	WRITE_ONCE(console_drain_piece, old_piece);
 	watchdog_set_thresh(old);
 	KUNIT_EXPECT_GT(test, drained_bytes, 0);
 	KUNIT_EXPECT_TRUE(test, waiter_printed);

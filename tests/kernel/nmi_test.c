@@ -40,7 +40,7 @@
  * the watchdog it is alive.
  */
 #define NMI_WAIT_GUARD_US 30000000
-#define STORM_LINES     10
+#define STORM_LINES     3    /* per CPU: enough to see order and loss */
 #define PEEK_SIZE       8192
 
 static unsigned int mailbox[NR_CPUS][NR_CPUS];   /* [target][sender] */

@@ -332,6 +332,8 @@ static void sizes_past_the_largest_slab_are_refused(struct kunit *test)
 	struct kmem_cache *s;
 	unsigned int i, f;
 
+	kunit_info(test, "the %u refusals below are expected",
+		   (unsigned int)(ARRAY_SIZE(flags) * ARRAY_SIZE(sizes)));
 	for (f = 0; f < ARRAY_SIZE(flags); f++) {
 		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 			s = kmem_cache_create("test_too_big", sizes[i], 0,
