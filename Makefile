@@ -177,7 +177,7 @@ HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 # free objects by design (free pointers, deferred-list links, debug fills
 # and checks), so, as Linux builds mm/slub.c without KASAN, they are built
 # without ASan instrumentation (UBSan stays).
-KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c mm/slab_debug.c
+KASAN_UNINSTRUMENTED := mm/slab.c mm/slab_nolock.c mm/slab_debug.c mm/cpu_slab.c
 $(patsubst %.c,$(HOSTOBJ)/%.o,$(KASAN_UNINSTRUMENTED)): \
 	HOSTCFLAGS += -fno-sanitize=address
 

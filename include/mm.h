@@ -86,12 +86,20 @@ struct page {
 	union {
 		/* Buddy and per-CPU lists: order of the block this page heads. */
 		unsigned int order;
-		/* Slab: owned by mm/slab.c while PG_slab is set. */
+		/* Slab: owned by mm/slab.c while PG_slab is set.  freelist
+		 * and counters form one 16-byte-aligned pair that a cpu-slab
+		 * cache (mm/cpu_slab.c) changes with one cmpxchg16b. */
 		struct {
 			struct kmem_cache *slab_cache;
 			void *freelist;        /* first free object (encoded) */
-			unsigned int inuse;    /* objects handed out */
-			unsigned int objects;  /* objects in this slab */
+			union {
+				unsigned long counters;
+				struct {
+					unsigned int inuse;     /* objects handed out */
+					unsigned short objects; /* objects in this slab */
+					unsigned short frozen;  /* owned by a CPU (cpu_slab.c) */
+				};
+			};
 		};
 	};
 	unsigned long private_data;   /* owner's scratch word */
@@ -105,6 +113,9 @@ struct page {
 };
 
 BUILD_BUG_ON(sizeof(struct page) != 64);
+BUILD_BUG_ON(offsetof(struct page, freelist) % 16 ||
+	     offsetof(struct page, counters) !=
+	     offsetof(struct page, freelist) + sizeof(void *));
 
 /*
  * ---- the memmap ----

@@ -69,6 +69,13 @@ enum mm_point {
 	MM_POINT_SLAB_NEW_NOLOCK,       /* any context: the same, list_lock untried */
 	MM_POINT_SLAB_DISCARD_UNLOCKED, /* empty slabs unlinked, not yet freed */
 	MM_POINT_SLAB_FREE_NOLOCK,      /* kfree_nolock: sheaves refused, list next */
+	MM_POINT_CPU_SLAB_FAST,         /* cpu slab fast path: pair read, no
+					   cmpxchg16b yet (host test build) */
+	MM_POINT_CPU_SLAB_LOCKED,       /* cpu slab slow path: lock held, tid odd */
+	MM_POINT_CPU_SLAB_FROZEN_READ,  /* free: a frozen slab's pair read,
+					   no cmpxchg16b yet */
+	MM_POINT_CPU_SLAB_UNFREEZE,     /* list_lock held, slab still frozen */
+	MM_POINT_CPU_SLAB_DETACHED,     /* flush: a CPU's slabs taken, frozen */
 	MM_POINT_DEFER_COUNTED,         /* deferred push: counted, not linked */
 	MM_POINT_DEFER_DRAIN,           /* drain: list taken, object not yet freed */
 	MM_POINT_KFREE_RCU_PARKED,      /* kfree_rcu_nolock: parked for irq_work */

@@ -82,10 +82,39 @@ typedef unsigned int slab_flags_t;
  */
 #define SHEAF_CAPACITY_DEFAULT 0xffffffffu
 
+/*
+ * How a cache keeps free objects close to each CPU (docs/cpu-slab.md
+ * compares them):
+ *   SLAB_MODE_SHEAVES  per-CPU sheaves and a barn per node (Linux 7.0 on;
+ *                      mm/sheaf.c)
+ *   SLAB_MODE_CPU_SLAB a frozen slab per CPU with a lockless freelist and a
+ *                      per-CPU partial list (SLUB before 7.0; mm/cpu_slab.c)
+ *   SLAB_MODE_NONE     neither: every operation takes the node's list_lock
+ * SLAB_MODE_AUTO (0, a zeroed struct) lets sheaf_capacity decide: sheaves
+ * when it is not 0, none otherwise.  Debug caches are always
+ * SLAB_MODE_NONE, as in Linux.
+ */
+enum slab_mode {
+	SLAB_MODE_AUTO,
+	SLAB_MODE_SHEAVES,
+	SLAB_MODE_CPU_SLAB,
+	SLAB_MODE_NONE,
+	NR_SLAB_MODES
+};
+
+/* "sheaf", "cpuslab", "none" ("auto" for SLAB_MODE_AUTO). */
+extern const char *const slab_mode_names[NR_SLAB_MODES];
+/* The mode of the kmalloc classes (slab_mode= on the command line; set
+ * before kmem_cache_init()).  SLAB_MODE_AUTO: sheaves. */
+extern enum slab_mode slab_kmalloc_mode;
+
 struct kmem_cache_args {
 	unsigned int align;
 	void (*ctor)(void *object);
 	unsigned int sheaf_capacity;
+	/* SLAB_MODE_CPU_SLAB or SLAB_MODE_NONE override sheaf_capacity;
+	 * SLAB_MODE_SHEAVES with capacity 0 means the default capacity. */
+	enum slab_mode mode;
 };
 
 struct kmem_cache;
@@ -120,6 +149,8 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t nr, void **p);
 
 const char *kmem_cache_name(const struct kmem_cache *s);
+/* SLAB_MODE_SHEAVES, SLAB_MODE_CPU_SLAB or SLAB_MODE_NONE. */
+enum slab_mode kmem_cache_mode(const struct kmem_cache *s);
 unsigned int kmem_cache_size(const struct kmem_cache *s); /* object size */
 
 /* ---- prefilled sheaves: allocate later where failure is not allowed ---- */

@@ -174,6 +174,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	numa_init();                     /* nodes from the SRAT, or one */
 	numa_cpu_online(0, this_cpu()->apic_id);
 	slab_numa_mode = (enum slab_numa_mode)param_choice(PARAM_SLAB_NUMA);
+	slab_kmalloc_mode = (enum slab_mode)param_choice(PARAM_SLAB_MODE);
 	mm_core_init();                  /* memmap, zones, buddy allocator */
 	kmem_cache_init(param_text(PARAM_SLUB_DEBUG)); /* caches, kmalloc */
 	slab_trace_setup(param_text(PARAM_TRACE_ALLOC)); /* trace_alloc= */

@@ -45,6 +45,10 @@ static const char *const numa_choices[] = { "on", "off", NULL };
 static const char *const slab_numa_choices[] = {
 	"blind", "linux", "strict", NULL
 };
+/* In the order of enum slab_mode (include/slab.h), "auto" first. */
+static const char *const slab_mode_choices[] = {
+	"auto", "sheaf", "cpuslab", "none", NULL
+};
 
 const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 	[PARAM_ACPI] = {
@@ -88,6 +92,11 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 		.name = "seed", .type = PARAM_NUMBER, .min = 0, .max = ~0ull,
 		.def = 0, .def_text = "one from the TSC",
 		.help = "the seed of randomised tests (the boot prints the one it used)",
+	},
+	[PARAM_SLAB_MODE] = {
+		.name = "slab_mode", .type = PARAM_CHOICE,
+		.choices = slab_mode_choices, .def = 0,
+		.help = "the kmalloc classes' per-CPU layer: sheaf (auto), cpuslab (SLUB's per-CPU slabs) or none",
 	},
 	[PARAM_SLAB_NUMA] = {
 		.name = "slab_numa", .type = PARAM_CHOICE,

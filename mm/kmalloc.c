@@ -55,6 +55,8 @@ BUILD_BUG_ON(ARRAY_SIZE(kmalloc_names) != NR_KMALLOC_CACHES);
 
 /* Read by kmalloc() inline for sizes known at compile time (slab.h). */
 struct kmem_cache *kmalloc_caches[NR_KMALLOC_CACHES];
+/* slab_mode= (kernel/main.c): how the classes keep objects per CPU. */
+enum slab_mode slab_kmalloc_mode;
 
 /*
  * Size to class in constant time.  Up to 192 bytes the classes are not
@@ -152,9 +154,15 @@ void kmalloc_init(void)
 		unsigned int size = kmalloc_sizes[i];
 		unsigned int align = size & -size;  /* lowest set bit */
 
-		kmalloc_caches[i] = kmem_cache_create(kmalloc_names[i], size,
-						      min(align, (unsigned int)PAGE_SIZE),
-						      SLAB_KMALLOC, NULL);
+		struct kmem_cache_args args = {
+			.align = min(align, (unsigned int)PAGE_SIZE),
+			.sheaf_capacity = SHEAF_CAPACITY_DEFAULT,
+			.mode = slab_kmalloc_mode,
+		};
+
+		kmalloc_caches[i] = kmem_cache_create_args(kmalloc_names[i],
+							   size, &args,
+							   SLAB_KMALLOC);
 		if (!kmalloc_caches[i])
 			panic("slab: cannot create %s", kmalloc_names[i]);
 	}

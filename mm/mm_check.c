@@ -33,6 +33,15 @@
  *      slab (no cycle, nothing outside it);
  *   L4 nr_partial and nr_slabs are the list lengths; nr_slabs equals
  *      slabs made minus slabs freed (statistics);
+ * CPU SLABS (mm/cpu_slab.c, a cpu-slab cache), quiescent:
+ *   F1 each CPU's slab and the slabs of its partial list are frozen slabs
+ *      of this cache (L1, L3, inuse <= objects); every slab on a node list
+ *      is not frozen; a CPU's freelist holds objects of its slab only,
+ *      each once, and is empty without a slab; tid is even unless traced;
+ *   F2 nr_frozen is the number of frozen slabs of the node, so nr_partial
+ *      + full + nr_frozen == nr_slabs (L4);
+ *   objects on a CPU's freelist count as held (as objects in sheaves) for
+ *   X1-X3.
  * CROSS (objects in sheaves count as in use by their slabs):
  *   X1 every object in a sheaf or on a deferred list is an object of a
  *      slab on this cache's lists, and is not on that slab's freelist
@@ -226,6 +235,7 @@ struct cache_scan {
 	struct check c;
 	struct kmem_cache *s;
 	unsigned long nr_held;       /* into held_objects */
+	unsigned long frozen_found[MAX_NUMNODES]; /* F2 */
 	bool held_overflow;
 	unsigned int nr_sheaves;     /* into seen_sheaves */
 	/* N2: the node every object of the sheaves being checked must be
@@ -634,6 +644,9 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 			  page_address(slab), slab->inuse, slab->objects);
 		return;
 	}
+	if (slab->frozen)
+		violation(&cs->c, "mm/cpu_slab.c", "slab %p on a node list is frozen",
+			  page_address(slab));
 	if (on_full && slab->inuse != slab->objects)
 		violation(&cs->c, SLAB_RULES, "slab %p on full with inuse %u of %u",
 			  page_address(slab), slab->inuse, slab->objects);
@@ -653,6 +666,96 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 			  "slab %p: %lu of its objects held in sheaves, inuse only %u",
 			  page_address(slab), held, slab->inuse);
 	*held_found += held;
+}
+
+/* F1 for one frozen slab a CPU holds (its freelist's objects are held). */
+static void check_frozen_slab(struct cache_scan *cs, struct page *slab,
+			      unsigned long *held_found)
+{
+	struct kmem_cache *s = cs->s;
+	unsigned int nfree;
+	unsigned long held;
+
+	if (!(slab->flags & PG_slab) || slab->slab_cache != s ||
+	    !slab->frozen || slab->objects != s->objects ||
+	    slab->inuse > slab->objects) {
+		violation(&cs->c, "mm/cpu_slab.c",
+			  "a CPU holds %p, no frozen slab of the cache", slab);
+		return;
+	}
+	check_slab_pages(cs, slab);
+	if ((unsigned int)slab_nid(slab) < MAX_NUMNODES)
+		cs->frozen_found[slab_nid(slab)]++;
+	nfree = check_freelist_locked(cs, slab);
+	if (nfree != slab->objects - slab->inuse)
+		violation(&cs->c, SLAB_C,
+			  "frozen slab %p: %u objects on the freelist, but inuse %u of %u",
+			  page_address(slab), nfree, slab->inuse, slab->objects);
+	held = held_in_slab(cs, slab);
+	if (held > slab->inuse)
+		violation(&cs->c, SLAB_RULES,
+			  "frozen slab %p: %lu of its objects held, inuse only %u",
+			  page_address(slab), held, slab->inuse);
+	*held_found += held;
+}
+
+/* F1: every CPU's frozen slabs. */
+static void check_cpu_slabs(struct cache_scan *cs, unsigned long *held_found)
+{
+	struct kmem_cache *s = cs->s;
+	unsigned int cpu;
+
+	if (!cache_has_cpu_slab(s))
+		return;
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+		struct page *slab;
+		unsigned long n;
+
+		if ((c->tid & 1) && !(s->flags & SLAB_TRACED))
+			violation(&cs->c, "mm/cpu_slab.c",
+				  "cpu%u: tid %lu odd (not quiescent)", cpu, c->tid);
+		if (c->slab)
+			check_frozen_slab(cs, c->slab, held_found);
+		else if (c->freelist)
+			violation(&cs->c, "mm/cpu_slab.c",
+				  "cpu%u: a freelist without a slab", cpu);
+		if (!list_is_sane(&c->partial, MM_CHECK_MAX_LIST, &n) ||
+		    n != c->nr_partial) {
+			violation(&cs->c, "mm/cpu_slab.c",
+				  "cpu%u: partial list broken or not nr_partial %u long",
+				  cpu, c->nr_partial);
+			continue;
+		}
+		list_for_each_entry(slab, &c->partial, lru)
+			check_frozen_slab(cs, slab, held_found);
+	}
+}
+
+/* The objects on each CPU's freelist, held (quiescent: nothing moves). */
+static void collect_cpu_freelists(struct cache_scan *cs)
+{
+	struct kmem_cache *s = cs->s;
+	unsigned int cpu;
+
+	if (!cache_has_cpu_slab(s))
+		return;
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+		unsigned long n = 0;
+		void *p = c->freelist;
+
+		while (p && c->slab && n++ <= s->objects) {
+			if (object_index_of(s, c->slab, (unsigned long)p) < 0) {
+				violation(&cs->c, "mm/cpu_slab.c",
+					  "cpu%u: its freelist reaches %p, not an object of its slab",
+					  cpu, p);
+				break;
+			}
+			hold_object(cs, p);
+			p = slab_check_next_free(s, p);
+		}
+	}
 }
 
 static void check_slab_list_locked(struct cache_scan *cs,
@@ -694,10 +797,14 @@ static void check_node_slabs(struct cache_scan *cs, int nid,
 	if (nr_partial != n->nr_partial)
 		violation(&cs->c, SLAB_RULES, "%lu slabs on partial, nr_partial %lu",
 			  nr_partial, n->nr_partial);
-	if (nr_partial + nr_full != n->nr_slabs)
+	if (nr_partial + nr_full + n->nr_frozen != n->nr_slabs)
 		violation(&cs->c, SLAB_RULES,
-			  "%lu slabs on the lists, nr_slabs %lu",
-			  nr_partial + nr_full, n->nr_slabs);
+			  "%lu slabs on the lists and %lu frozen, nr_slabs %lu",
+			  nr_partial + nr_full, n->nr_frozen, n->nr_slabs);
+	if (n->nr_frozen != cs->frozen_found[nid])
+		violation(&cs->c, SLAB_RULES,
+			  "nr_frozen %lu, but the CPUs hold %lu frozen slabs of node %d",
+			  n->nr_frozen, cs->frozen_found[nid], nid);
 	if (empty > s->min_partial)
 		violation(&cs->c, SLAB_RULES,
 			  "%lu empty slabs kept on partial, min_partial %u",
@@ -712,6 +819,7 @@ static void check_slabs(struct cache_scan *cs)
 	unsigned long nr_slabs = 0, held_found = 0, made, freed;
 	int nid;
 
+	check_cpu_slabs(cs, &held_found);   /* F1, before F2 needs its count */
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		check_node_slabs(cs, nid, &nr_slabs, &held_found);
 	made = slab_stat_sum(s, ALLOC_SLAB);
@@ -754,6 +862,7 @@ int slab_cache_check(struct kmem_cache *s)
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		check_barn(&cs, nid);
 	collect_deferred(&cs);
+	collect_cpu_freelists(&cs);
 	check_held_unique(&cs);
 	check_slabs(&cs);
 	spin_unlock_irqrestore(&mm_check_lock, flags);

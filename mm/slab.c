@@ -144,8 +144,9 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 		slab[i].slab_start = (unsigned long)slab_base(slab);
 		slab[i].flags |= PG_slab;
 	}
-	slab->objects = s->objects;
+	slab->objects = (unsigned short)s->objects;
 	slab->inuse = 0;
+	slab->frozen = 0;
 	INIT_LIST_HEAD(&slab->lru);
 
 	/* Link the objects in address order; run each constructor once. */
@@ -170,7 +171,7 @@ static struct page *setup_slab(struct kmem_cache *s, struct page *slab)
 
 /* A new slab on node nid, or (without __GFP_THISNODE) the nearest node
  * with memory the page allocator finds. */
-static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
+struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
 	/* One read of the flag: tracing turned on meanwhile must not print
 	 * from a snapshot that was never taken. */
@@ -190,8 +191,8 @@ static struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 }
 
 /* Any context: one try at the page allocator; *busy as try_alloc_pages. */
-static struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp,
-					 int nid, bool *busy)
+struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp,
+				  int nid, bool *busy)
 {
 	bool traced = READ_ONCE(s->flags) & SLAB_TRACED;   /* read once */
 	struct slab_trace_pages before;
@@ -243,8 +244,7 @@ void free_slab(struct kmem_cache *s, struct page *slab, enum lock_how how)
 		slab[i].slab_start = 0;
 	}
 	slab->freelist = NULL;
-	slab->inuse = 0;
-	slab->objects = 0;
+	slab->counters = 0;   /* inuse, objects, frozen */
 	stat(s, FREE_SLAB);
 	if (s->flags & SLAB_TYPESAFE_BY_RCU) {
 		slab->slab_cache = s;
@@ -529,6 +529,12 @@ void __slab_free_bulk(struct kmem_cache *s, unsigned int nr, void **p,
 	unsigned long flags = 0;
 	unsigned int i;
 
+	/* A cpu-slab cache's slab may be frozen: its own rules, each. */
+	if (cache_has_cpu_slab(s)) {
+		for (i = 0; i < nr; i++)
+			cpu_slab_free(s, p[i], LOCK_SPIN, caller);
+		return;
+	}
 	for (i = 0; i < nr; i++) {
 		struct page *slab = virt_to_slab(p[i]);
 		struct kmem_cache_node *want = get_node(s, slab_nid(slab));
@@ -562,6 +568,8 @@ void *slab_alloc_caller(struct kmem_cache *s, gfp_t gfp, unsigned long caller)
 
 	if (cache_has_sheaves(s))
 		object = alloc_from_pcs(s, gfp);
+	else if (cache_has_cpu_slab(s))
+		object = cpu_slab_alloc(s, gfp, LOCK_SPIN, NULL, caller);
 	if (!object) {
 		if (__slab_alloc_bulk(s, gfp, NUMA_NO_NODE, 1, &object,
 				      caller) != 1)
@@ -592,6 +600,8 @@ void *slab_alloc_node_caller(struct kmem_cache *s, gfp_t gfp, int node,
 	}
 	if (cache_has_sheaves(s) && node == numa_mem_id())
 		object = alloc_from_pcs_node(s, node, &busy);
+	else if (cache_has_cpu_slab(s) && node == numa_mem_id())
+		object = cpu_slab_alloc(s, gfp, LOCK_SPIN, NULL, caller);
 	if (!object) {
 		if (__slab_alloc_bulk(s, gfp, node, 1, &object, caller) != 1)
 			return NULL;
@@ -633,6 +643,10 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 	/* free_to_pcs() refuses an object that must skip the sheaves. */
 	if (cache_has_sheaves(s) && free_to_pcs(s, object))
 		return;
+	if (cache_has_cpu_slab(s)) {
+		cpu_slab_free(s, object, LOCK_SPIN, caller);
+		return;
+	}
 	__slab_free_bulk(s, 1, &object, caller);
 	stat(s, FREE_SLOWPATH);
 }
@@ -663,6 +677,11 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,
 		return 0;
 	if (cache_has_sheaves(s))
 		got = alloc_from_pcs_bulk(s, (unsigned int)nr, p);
+	else if (cache_has_cpu_slab(s))
+		while (got < nr &&
+		       (p[got] = cpu_slab_alloc(s, gfp, LOCK_SPIN, NULL,
+						     _RET_IP_)))
+			got++;
 	if (got < nr) {
 		slow = __slab_alloc_bulk(s, gfp, NUMA_NO_NODE,
 					 (unsigned int)nr - got, p + got,

@@ -341,12 +341,42 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 		spin_lock_init(&n->list_lock, "slab list_lock");
 		INIT_LIST_HEAD(&n->partial);
 		INIT_LIST_HEAD(&n->full);
-		n->nr_partial = n->nr_slabs = 0;
+		n->nr_partial = n->nr_slabs = n->nr_frozen = 0;
 	}
-	s->sheaf_capacity = is_debug_cache(s) ? 0 :
-		calculate_sheaf_capacity(s, args->sheaf_capacity);
+	s->mode = args->mode;
+	if (s->mode == SLAB_MODE_AUTO)
+		s->mode = args->sheaf_capacity ? SLAB_MODE_SHEAVES :
+						 SLAB_MODE_NONE;
+	if (is_debug_cache(s))   /* debug checks need every operation */
+		s->mode = SLAB_MODE_NONE;
+	s->sheaf_capacity = s->mode != SLAB_MODE_SHEAVES ? 0 :
+		calculate_sheaf_capacity(s, args->sheaf_capacity ?
+					    args->sheaf_capacity :
+					    SHEAF_CAPACITY_DEFAULT);
 	pcs_init(s);
+	s->cpu_slab = NULL;
+	if (s->mode == SLAB_MODE_CPU_SLAB && cpu_slab_init(s))
+		return -ENOMEM;
 	return 0;
+}
+
+const char *const slab_mode_names[NR_SLAB_MODES] = {
+	[SLAB_MODE_AUTO] = "auto",
+	[SLAB_MODE_SHEAVES] = "sheaf",
+	[SLAB_MODE_CPU_SLAB] = "cpuslab",
+	[SLAB_MODE_NONE] = "none",
+};
+
+enum slab_mode kmem_cache_mode(const struct kmem_cache *s)
+{
+	return s->mode;
+}
+
+/* Every CPU's sheaves, or its frozen slabs, back to the node. */
+static void flush_cpu_caches(struct kmem_cache *s)
+{
+	flush_all_sheaves(s);
+	flush_all_cpu_slabs(s);
 }
 
 static void add_to_cache_list(struct kmem_cache *s)
@@ -364,15 +394,21 @@ struct kmem_cache *kmem_cache_create_args(const char *name, unsigned int size,
 {
 	static const struct kmem_cache_args none;
 	struct kmem_cache *s;
+	int err;
 
 	if (WARN_ON(!slab_up))
 		return NULL;
 	s = kmem_cache_alloc(&kmem_cache_boot, GFP_KERNEL | __GFP_ZERO);
 	if (!s)
 		return NULL;
-	if (setup_cache(s, name, size, args ? args : &none, flags)) {
-		pr_err("kmem_cache_create(%s): size %u cannot be a slab cache\n",
-		       name, size);
+	err = setup_cache(s, name, size, args ? args : &none, flags);
+	if (err) {
+		if (err == -ENOMEM)
+			pr_err("kmem_cache_create(%s): no memory for its per-CPU slabs\n",
+			       name);
+		else
+			pr_err("kmem_cache_create(%s): size %u cannot be a slab cache\n",
+			       name, size);
 		kmem_cache_free(&kmem_cache_boot, s);
 		return NULL;
 	}
@@ -434,7 +470,7 @@ static void free_empty_slabs(struct kmem_cache *s)
 void kmem_cache_shrink(struct kmem_cache *s)
 {
 	slab_deferred_flush_all();   /* objects kfree_nolock() parked */
-	flush_all_sheaves(s);
+	flush_cpu_caches(s);
 	free_empty_slabs(s);
 }
 
@@ -449,7 +485,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	 * and the objects come back (into the barn) before we look. */
 	kmem_cache_rcu_barrier(s);
 	slab_deferred_flush_all();   /* they are not leaks: free them first */
-	flush_all_sheaves(s);
+	flush_cpu_caches(s);
 	for (nid = 0; nid < MAX_NUMNODES; nid++) {
 		struct kmem_cache_node *n = get_node(s, nid);
 
@@ -473,6 +509,7 @@ int kmem_cache_destroy(struct kmem_cache *s)
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_del(&s->list);
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	cpu_slab_release(s);
 	kmem_cache_free(&kmem_cache_boot, s);
 	return 0;
 }
@@ -489,7 +526,7 @@ void kmem_cache_shrink_all(void)
 	struct kmem_cache *s;
 
 	list_for_each_entry(s, &slab_caches, list)
-		flush_all_sheaves(s);
+		flush_cpu_caches(s);
 	list_for_each_entry(s, &slab_caches, list)
 		kmem_cache_shrink(s);
 }
@@ -559,6 +596,10 @@ unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i)
 			v += READ_ONCE(s->cpu_sheaves[cpu].alloc_pcs);
 		else if (i == FREE_PCS)
 			v += READ_ONCE(s->cpu_sheaves[cpu].free_pcs);
+		else if (i == ALLOC_FASTPATH && s->cpu_slab)
+			v += READ_ONCE(s->cpu_slab[cpu].alloc_fastpath);
+		else if (i == FREE_FASTPATH && s->cpu_slab)
+			v += READ_ONCE(s->cpu_slab[cpu].free_fastpath);
 	}
 	return v;
 }
@@ -606,6 +647,21 @@ void slabinfo_show(void)
 			slab_stat_sum(s, BARN_GET_FAIL), slab_stat_sum(s, BARN_PUT),
 			slab_stat_sum(s, BARN_PUT_FAIL), slab_stat_sum(s, ALLOC_SLAB),
 			slab_stat_sum(s, FREE_SLAB));
+		if (cache_has_cpu_slab(s))
+			pr_info("slabstat: %-16s cpu slab: alloc fast %lu refill %lu, from partial %lu (cpu %lu, node %lu), "
+				"free fast %lu frozen %lu, unfrozen full %lu partial %lu empty %lu, cmpxchg16b retries %lu cpu %lu slab\n",
+				s->name, slab_stat_sum(s, ALLOC_FASTPATH),
+				slab_stat_sum(s, ALLOC_REFILL),
+				slab_stat_sum(s, ALLOC_FROM_PARTIAL),
+				slab_stat_sum(s, CPU_PARTIAL_ALLOC),
+				slab_stat_sum(s, CPU_PARTIAL_NODE),
+				slab_stat_sum(s, FREE_FASTPATH),
+				slab_stat_sum(s, FREE_FROZEN),
+				slab_stat_sum(s, DEACTIVATE_FULL),
+				slab_stat_sum(s, DEACTIVATE_PARTIAL),
+				slab_stat_sum(s, DEACTIVATE_EMPTY),
+				slab_stat_sum(s, CMPXCHG_DOUBLE_CPU_FAIL),
+				slab_stat_sum(s, CMPXCHG_DOUBLE_FAIL));
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }

@@ -81,7 +81,20 @@
 	X(RCU_SHEAF_SUBMIT, "the rcu_free sheaf handed to call_rcu()")	\
 	X(RCU_SHEAF_RETURN, "an rcu_free sheaf back after its grace period, into the barn") \
 	X(RCU_SHEAF_RETURN_FLUSH, "an rcu_free sheaf back, barn full: objects to the slabs") \
-	X(FREE_DEFERRED, "kfree_nolock() found a lock held: the object parked on this CPU's deferred list for irq_work")
+	X(FREE_DEFERRED, "kfree_nolock() found a lock held: the object parked on this CPU's deferred list for irq_work") \
+	X(ALLOC_FASTPATH, "cpu slab: the object comes from this CPU's slab freelist") \
+	X(FREE_FASTPATH, "cpu slab: the object goes on this CPU's slab freelist") \
+	X(ALLOC_REFILL, "cpu slab: this CPU took its slab's freelist (objects freed by others)") \
+	X(ALLOC_FROM_PARTIAL, "cpu slab: a slab of the node's partial list frozen for this CPU") \
+	X(CPU_PARTIAL_ALLOC, "cpu slab: the next slab taken from this CPU's partial list") \
+	X(CPU_PARTIAL_NODE, "cpu slab: a slab of the node's partial list frozen onto this CPU's") \
+	X(FREE_FROZEN, "cpu slab: freed to a frozen slab with one cmpxchg16b, no lock") \
+	X(DEACTIVATE_FULL, "cpu slab: a slab unfrozen full, onto the node's full list") \
+	X(DEACTIVATE_PARTIAL, "cpu slab: a slab unfrozen onto the node's partial list") \
+	X(DEACTIVATE_EMPTY, "cpu slab: a slab unfrozen empty, given back") \
+	X(CPUSLAB_FLUSH, "cpu slab: a CPU's slabs unfrozen by a flush") \
+	X(CMPXCHG_DOUBLE_CPU_FAIL, "cpu slab: this CPU's freelist changed under a fast path (an interrupt): retried") \
+	X(CMPXCHG_DOUBLE_FAIL, "cpu slab: a slab's freelist changed under its cmpxchg16b (another CPU): retried")
 
 #define SLAB_STAT_ENUM(name, what) name,
 enum slab_stat_item {
@@ -153,8 +166,39 @@ struct kmem_cache_node {
 	struct list_head full;
 	unsigned long nr_partial;
 	unsigned long nr_slabs;
+	/* Cpu-slab caches (cpu_slab.c): slabs of this node frozen by a CPU,
+	 * on neither list but counted in nr_slabs. */
+	unsigned long nr_frozen;
 	struct node_barn barn;
 };
+
+/*
+ * Per CPU, for a cpu-slab cache (SLAB_MODE_CPU_SLAB, mm/cpu_slab.c): one
+ * cache line each in a page of their own (kmem_cache.cpu_slab).
+ *   freelist, tid  the pair the fast paths change with one cmpxchg16b:
+ *                  freelist is this CPU's chain of free objects of `slab`
+ *                  (linked through their hardened free pointers), tid
+ *                  counts changes by 2; odd while the slow path owns the
+ *                  line (lock held), or always while the cache is traced,
+ *                  so a fast path that sees it odd goes slow.
+ *   slab           the frozen slab this CPU allocates from, or NULL
+ *   partial        more frozen slabs of this CPU (through page.lru)
+ *   lock           this CPU only: the slow paths, IRQs off, tried
+ */
+struct kmem_cache_cpu {
+	void *freelist;
+	unsigned long tid;
+	struct page *slab;
+	struct list_head partial;
+	unsigned int nr_partial;
+	local_trylock_t lock;
+	unsigned long alloc_fastpath;   /* ALLOC_FASTPATH, this CPU's */
+	unsigned long free_fastpath;    /* FREE_FASTPATH, this CPU's */
+};
+
+BUILD_BUG_ON(sizeof(struct kmem_cache_cpu) != SMP_LINE_SIZE);
+BUILD_BUG_ON(offsetof(struct kmem_cache_cpu, freelist) % 16 ||
+	     offsetof(struct kmem_cache_cpu, tid) != sizeof(void *));
 
 /*
  * Per CPU: main and spare sheaf, and the rcu_free sheaf, under a
@@ -189,7 +233,7 @@ struct slab_track {
 	unsigned int valid;
 };
 
-#define KMEM_CACHE_PAD_TO_LINE 48
+#define KMEM_CACHE_PAD_TO_LINE 24
 
 /*
  * A cache.  It ends with one line of cpu_sheaves[] per possible CPU
@@ -214,6 +258,11 @@ struct kmem_cache {
 				    * compares a 64-bit index with it) */
 	unsigned int min_partial;  /* slabs kept on partial even if empty */
 	unsigned int sheaf_capacity; /* 0: no sheaves */
+	enum slab_mode mode;       /* SHEAVES, CPU_SLAB or NONE */
+	unsigned int cpu_partial_slabs; /* cpu slab: most slabs on a CPU's
+					 * partial list */
+	struct kmem_cache_cpu *cpu_slab; /* cpu slab: one line per possible
+					  * CPU (this_cpu_line()); else NULL */
 	slab_flags_t flags;
 	void (*ctor)(void *object);
 	unsigned long random;      /* free pointer hardening */
@@ -412,6 +461,11 @@ static inline bool slab_free_skips_sheaves(const void *object)
 static inline bool cache_has_sheaves(const struct kmem_cache *s)
 {
 	return s->sheaf_capacity != 0;
+}
+
+static inline bool cache_has_cpu_slab(const struct kmem_cache *s)
+{
+	return s->cpu_slab != NULL;
 }
 
 /*
@@ -1115,6 +1169,31 @@ void *alloc_from_pcs_nolock(struct kmem_cache *s, bool *busy);
 /* The top object of main if it is from node (trylock; *busy if held). */
 void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy);
 bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
+
+/* ---- cpu_slab.c: SLUB's per-CPU slabs, the third mode ---- */
+/* Set a new cache's per-CPU lines up (its mode decided): 0, or -1 when
+ * no page was left for them. */
+int cpu_slab_init(struct kmem_cache *s);
+/* kmem_cache_destroy(): give the lines' page back (flushed before). */
+void cpu_slab_release(struct kmem_cache *s);
+/* One object, this CPU's memory node (LOCK_TRY: any context, NULL with
+ * *busy set when a lock was held; busy may be NULL); NULL when the node
+ * has no memory: the caller tries the ordinary path. */
+void *cpu_slab_alloc(struct kmem_cache *s, gfp_t gfp, enum lock_how how,
+		     bool *busy, unsigned long caller);
+/* A free accepted by slab_free_check(); false only with LOCK_TRY, when
+ * the list_lock it needed was held (the caller parks the object). */
+bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
+		   unsigned long caller);
+/* Every CPU's slabs unfrozen, onto the node lists (on_each_cpu). */
+void flush_all_cpu_slabs(struct kmem_cache *s);
+/* For mm_check.c and slabinfo: objects a CPU holds (racy reads). */
+unsigned long cpu_slab_objects(struct kmem_cache *s, unsigned int cpu);
+
+/* ---- slab.c: making slabs (no lock held) ---- */
+struct page *allocate_slab(struct kmem_cache *s, gfp_t gfp, int nid);
+struct page *allocate_slab_nolock(struct kmem_cache *s, gfp_t gfp, int nid,
+				  bool *busy);
 
 /* The test hooks that were here are interleaving points now: mm_point()
  * and mm_point_hook, include/mm_points.h. */

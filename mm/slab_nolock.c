@@ -111,6 +111,11 @@ void *slab_alloc_nolock(struct kmem_cache *s, gfp_t gfp, int node,
 			object = alloc_from_pcs_nolock(s, &sheaf_busy);
 		else if (node == numa_mem_id())
 			object = alloc_from_pcs_node(s, node, &sheaf_busy);
+	} else if (cache_has_cpu_slab(s) &&
+		   (node == NUMA_NO_NODE || node == numa_mem_id())) {
+		object = cpu_slab_alloc(s, gfp, LOCK_TRY, &sheaf_busy, caller);
+		if (object)   /* counted by cpu_slab.c, as a sheaf hit */
+			return slab_post_alloc_hook(s, object, gfp);
 	}
 	if (!object) {
 		object = slab_alloc_slabs_nolock(s, gfp, preferred,
@@ -260,6 +265,11 @@ void slab_free_nolock(struct kmem_cache *s, void *object,
 	kasan_slab_free(s, object);
 	if (cache_has_sheaves(s) && free_to_pcs_nolock(s, object, &busy))
 		return;
+	if (cache_has_cpu_slab(s)) {
+		if (!cpu_slab_free(s, object, LOCK_TRY, caller))
+			defer_free(s, object, caller);
+		return;
+	}
 	mm_point(MM_POINT_SLAB_FREE_NOLOCK, s);
 	if (spin_trylock_irqsave(&n->list_lock, flags)) {
 		free_to_slab_locked(s, n, virt_to_slab(object), object,

@@ -123,6 +123,7 @@ void slab_trace_enable(struct kmem_cache *s)
 		return;
 	__atomic_fetch_or(&s->flags, SLAB_TRACED, __ATOMIC_RELAXED);
 	flush_all_sheaves(s);   /* each CPU unlocks: its main gated */
+	flush_all_cpu_slabs(s); /* and its tid odd (cpu_slab.c) */
 	pr_info("trace: %s: every step of its allocations and frees from now on\n",
 		s->name);
 }
@@ -133,6 +134,7 @@ void slab_trace_disable(struct kmem_cache *s)
 		return;
 	__atomic_fetch_and(&s->flags, ~SLAB_TRACED, __ATOMIC_RELAXED);
 	flush_all_sheaves(s);   /* each CPU locks: its main back, ungated */
+	flush_all_cpu_slabs(s); /* its tid even again */
 	pr_info("trace: %s: off\n", s->name);
 }
 
