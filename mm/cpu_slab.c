@@ -197,6 +197,18 @@ static __always_inline void *slab_pair_head(struct kmem_cache *s,
 	return freeptr_decode(s, p->freelist, &slab->freelist);
 }
 
+/* CPUID leaf 1, ECX bit 13: the CPU has cmpxchg16b (every x86-64 CPU but
+ * the very first ones; QEMU's qemu64 and max models have it). */
+#define CPUID_1_ECX_CX16 (1u << 13)
+
+bool cpu_slab_supported(void)
+{
+	unsigned int a = 1, b, c = 0, d;
+
+	__asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return c & CPUID_1_ECX_CX16;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Per-CPU lines                                                           */
 /* ---------------------------------------------------------------------- */

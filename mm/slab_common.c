@@ -349,6 +349,11 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 						 SLAB_MODE_NONE;
 	if (is_debug_cache(s))   /* debug checks need every operation */
 		s->mode = SLAB_MODE_NONE;
+	if (s->mode == SLAB_MODE_CPU_SLAB && !cpu_slab_supported()) {
+		pr_warn("slab: %s: this CPU has no cmpxchg16b: no per-CPU layer (mode none)\n",
+			name);
+		s->mode = SLAB_MODE_NONE;
+	}
 	s->sheaf_capacity = s->mode != SLAB_MODE_SHEAVES ? 0 :
 		calculate_sheaf_capacity(s, args->sheaf_capacity ?
 					    args->sheaf_capacity :

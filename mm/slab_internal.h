@@ -1171,6 +1171,9 @@ void *alloc_from_pcs_node(struct kmem_cache *s, int node, bool *busy);
 bool free_to_pcs_nolock(struct kmem_cache *s, void *object, bool *busy);
 
 /* ---- cpu_slab.c: SLUB's per-CPU slabs, the third mode ---- */
+/* Does this CPU have cmpxchg16b?  Without it a cpu-slab cache is made
+ * with no per-CPU layer (SLAB_MODE_NONE), said once on the console. */
+bool cpu_slab_supported(void);
 /* Set a new cache's per-CPU lines up (its mode decided): 0, or -1 when
  * no page was left for them. */
 int cpu_slab_init(struct kmem_cache *s);
