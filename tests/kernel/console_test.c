@@ -7,7 +7,7 @@
  * printk that drains them holds the console lock with IRQs off.  Suite
  * console_slow_uart turns on serial.c's slow-line knob
  * (serial_slow_byte_tsc) so that draining what one NMI printed lasts
- * DRAIN_THRESHOLDS times a lowered watchdog threshold, and checks that
+ * DRAIN_PERCENT % of a lowered watchdog threshold, and checks that
  * the watchdog reports no hard lockup (a report would panic the run):
  *
  *   - the CPU that drains, with IRQs off (its caller's), keeps showing
@@ -20,9 +20,11 @@
  * threshold, both in TSC time, so the drain outlasts the threshold
  * however fast the host is.  The NMI prints only NMI_LINES short lines
  * (a learner reads this log), so each case also lowers the drain's piece
- * (console_drain_piece) to one line: the pieces stay many, each a small
- * part of the threshold, as the real 256-byte pieces are of the real
- * threshold.  Each case restores the knobs and the threshold.
+ * (console_drain_piece) to one line: the pieces stay many, each under a
+ * tenth of the threshold, as the real 256-byte pieces are a small part of
+ * the real threshold.  The rest of the threshold is the margin for a host
+ * that deschedules a virtual CPU (its TSC runs on meanwhile).  Each case
+ * restores the knobs and the threshold.
  */
 #include <cpu_work.h>
 #include <irqflags.h>
@@ -39,8 +41,8 @@
 #include "../../kernel/timekeeping.h"
 
 #define TEST_THRESH_S    1
-#define DRAIN_THRESHOLDS 2        /* the drain lasts this many thresholds */
-#define NMI_LINES        8        /* pieces: each a threshold / 4 long */
+#define DRAIN_PERCENT    150      /* the drain lasts 1.5 thresholds */
+#define NMI_LINES        16       /* pieces: each 1.5 / 16 threshold */
 #define ONE_LINE_PIECE   1        /* a piece ends with the line that reaches it */
 #define WAIT_GUARD_US    30000000 /* hang guard, not a measurement */
 #define PEEK_SIZE        8192
@@ -78,8 +80,8 @@ static void console_suite_exit(struct kunit_suite *suite)
 }
 
 /* IRQs off (the caller's): fill this CPU's NMI buffer from an NMI, then
- * make the UART slow enough that draining it lasts DRAIN_THRESHOLDS
- * thresholds.  Returns the bytes buffered (0 if the NMI never came). */
+ * make the UART slow enough that draining it lasts DRAIN_PERCENT % of a
+ * threshold.  Returns the bytes buffered (0 if the NMI never came). */
 static size_t fill_and_slow_down(void)
 {
 	unsigned int me = smp_processor_id();
@@ -97,8 +99,8 @@ static size_t fill_and_slow_down(void)
 	bytes = nmi_printk_peek(me, peek_buf, sizeof(peek_buf));
 	if (bytes)
 		WRITE_ONCE(serial_slow_byte_tsc,
-			   us_to_tsc((u64)DRAIN_THRESHOLDS * TEST_THRESH_S *
-				     1000000 / bytes));
+			   us_to_tsc((u64)DRAIN_PERCENT * TEST_THRESH_S *
+				     (1000000 / 100) / bytes));
 	return bytes;
 }
 
