@@ -47,27 +47,31 @@
  * ordinary slab path (slab.c), whose slabs are never frozen.
  *
  * FREEZING.  A slab's freelist and counters (inuse, objects, frozen:
- * struct page) are one 16-byte pair.  A frozen slab changes only by
- * cmpxchg16b of that pair: its owner takes its freelist; any CPU pushes a
- * freed object on it (FREE_FROZEN: the remote free of the design, no lock
- * at all); unfreezing merges the owner's freelist back.  A slab that is
- * not frozen sits on a node list and changes only under that node's
- * list_lock (free_to_slab_locked(), take_from_slab_locked()), so the
- * ordinary code of slab.c serves it unchanged.  Freezing a slab of the
- * node's partial list and unfreezing one both happen under list_lock
- * *and* by cmpxchg16b, so a free that read "not frozen" and then took the
- * lock sees the truth again under it.
+ * struct page) are one 16-byte pair, and in a cpu-slab cache every change
+ * of it is one cmpxchg16b (a retry counts CMPXCHG_DOUBLE_FAIL):
+ *   - a frozen slab: its owner takes its freelist; any CPU pushes a freed
+ *     object on it (FREE_FROZEN: the remote free of the design, no lock at
+ *     all); unfreezing merges the owner's freelist back;
+ *   - a slab that is not frozen sits on its node's partial or full list.
+ *     A free that leaves it on the same list (it had free objects and
+ *     still has objects in use) takes no lock either.  A free that moves
+ *     it (full to partial, or empty) and every allocation from it
+ *     (cpu_slab_take_locked(), freezing) hold list_lock, and still commit
+ *     by cmpxchg16b, since lockless frees may land meanwhile.
+ * Freezing a slab of the node's partial list and unfreezing one both
+ * happen under list_lock, so a free that must move a slab and read "not
+ * frozen" sees the truth again once it holds the lock.
  *
- * WHERE THIS DIFFERS FROM LINUX.  Linux frees to a slab that is not frozen
- * without list_lock when no list move is needed, and a free that makes a
- * full slab partial freezes it onto the freeing CPU's partial list.  Here
- * a free to a slab that is not frozen always takes list_lock and the slab
- * goes to the node's partial list: one lock more on that path, in exchange
- * for one set of rules for every unfrozen slab.  Slabs on a CPU's partial
- * list stay frozen (Linux before 6.8 did the same).  kmalloc_nolock() on a
- * cpu-slab cache follows the trylock-only rules of slab_nolock.c, as Linux
- * 6.18 did: the fast paths as they are, each lock of the slow path tried
- * once, "busy" when one is held.
+ * WHERE THIS DIFFERS FROM LINUX.  Linux keeps full slabs on no list, and
+ * the first free to a full slab freezes it onto the freeing CPU's partial
+ * list without list_lock.  Here full slabs stay on the node's full list
+ * (so kmem_cache_destroy() can name every leaked object, as in the other
+ * modes), and that first free takes list_lock to move the slab to the
+ * node's partial list.  Slabs on a CPU's partial list stay frozen (Linux
+ * before 6.8 did the same).  kmalloc_nolock() on a cpu-slab cache follows
+ * the trylock-only rules of slab_nolock.c, as Linux 6.18 did: the fast
+ * paths as they are, each lock of the slow path tried once, "busy" when
+ * one is held.
  *
  * INVARIANTS.
  *   - A slab is frozen exactly while it is some CPU's c->slab, on some
@@ -698,9 +702,65 @@ static __always_inline bool cpu_slab_free_fast(struct kmem_cache *s,
 }
 
 /*
- * To a slab that is not this CPU's: pushed on a frozen slab's freelist
- * with one cmpxchg16b, or (not frozen) under its node's list_lock by the
- * ordinary code.  False only with LOCK_TRY and list_lock held.
+ * Is object free already in slab, whose freelist starts at head?  The
+ * object's own link says so (object_looks_free()), or it is the head.
+ */
+static bool cpu_slab_double_free(struct kmem_cache *s, struct page *slab,
+				 void *head, void *object)
+{
+	return head == object || object_looks_free(s, slab, object);
+}
+
+/*
+ * The free of an object of a slab that is not frozen and must change
+ * lists (it was full, or it becomes empty): under list_lock, still by
+ * cmpxchg16b.  *discard gets the slab when it is empty and the node keeps
+ * enough.  False when the slab was frozen meanwhile (the caller retries).
+ */
+static bool free_to_unfrozen_slab_locked(struct kmem_cache *s,
+					 struct kmem_cache_node *n,
+					 struct page *slab, void *object,
+					 struct list_head *discard,
+					 unsigned long caller)
+{
+	struct slab_pair old;
+	union slab_counters new;
+	void *head;
+
+	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
+	do {
+		old = slab_pair_read(slab);
+		if (old.counters.frozen)
+			return false;
+		head = slab_pair_head(s, slab, &old);
+		if (unlikely(cpu_slab_double_free(s, slab, head, object))) {
+			slab_bug(s, object, caller,
+				 "double free: the object's free pointer says it is free");
+			return true;
+		}
+		set_freepointer(s, object, head);
+		new = old.counters;
+		new.inuse--;
+	} while (!slab_pair_update(s, slab, &old, object, new) &&
+		 (clear_freepointer(s, object), true));
+	if (!head) {   /* was full */
+		list_move(&slab->lru, &n->partial);
+		n->nr_partial++;
+	}
+	if (new.inuse == 0 && n->nr_partial > s->min_partial) {
+		list_move(&slab->lru, discard);
+		n->nr_partial--;
+		n->nr_slabs--;
+	}
+	return true;
+}
+
+/*
+ * To a slab that is not this CPU's: pushed on its freelist with one
+ * cmpxchg16b when it is frozen (FREE_FROZEN) or stays on its list, else
+ * under its node's list_lock.  False only with LOCK_TRY and list_lock
+ * held.
  */
 static bool cpu_slab_free_slow(struct kmem_cache *s, struct page *slab,
 			       void *object, enum lock_how how,
@@ -711,45 +771,100 @@ static bool cpu_slab_free_slow(struct kmem_cache *s, struct page *slab,
 	union slab_counters new;
 	unsigned long flags;
 	LIST_HEAD(discard);
+	bool done;
 	void *head;
 
 	for (;;) {
 		old = slab_pair_read(slab);
-		if (old.counters.frozen) {
-			head = slab_pair_head(s, slab, &old);
-			mm_point(MM_POINT_CPU_SLAB_FROZEN_READ, s);
-			/* free(a); free(a), a still free in its slab or on its
-			 * owner's freelist: the link there says so. */
-			if (unlikely(head == object ||
-				     object_looks_free(s, slab, object))) {
-				slab_bug(s, object, caller,
-					 "double free: the object's free pointer says it is free");
-				return true;
-			}
-			set_freepointer(s, object, head);
-			new = old.counters;
-			new.inuse--;
-			if (slab_pair_update(s, slab, &old, object, new)) {
-				stat(s, FREE_FROZEN);
-				return true;
-			}
-			clear_freepointer(s, object);   /* as in the fast path */
-			continue;
+		head = slab_pair_head(s, slab, &old);
+		mm_point(MM_POINT_CPU_SLAB_FROZEN_READ, s);
+		/* Full, or about to be empty: a list move, under the lock. */
+		if (!old.counters.frozen && (!head || old.counters.inuse <= 1))
+			break;
+		/* free(a); free(a), a still free in its slab or on its
+		 * owner's freelist: the link there says so. */
+		if (unlikely(cpu_slab_double_free(s, slab, head, object))) {
+			slab_bug(s, object, caller,
+				 "double free: the object's free pointer says it is free");
+			return true;
 		}
-		if (!spin_lock_irqsave_or_try(&n->list_lock, &flags, how))
-			return false;
-		/* Frozen meanwhile (taken off the partial list): again. */
-		if (READ_ONCE(slab->frozen)) {
-			spin_unlock_irqrestore(&n->list_lock, flags);
-			continue;
+		set_freepointer(s, object, head);
+		new = old.counters;
+		new.inuse--;
+		if (slab_pair_update(s, slab, &old, object, new)) {
+			stat(s, new.frozen ? FREE_FROZEN : FREE_SLOWPATH);
+			return true;
 		}
-		free_to_slab_locked(s, n, slab, object, &discard, caller);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-		mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
-		free_slab_list(s, &discard, how);
-		stat(s, FREE_SLOWPATH);
-		return true;
+		/* Not freed after all: a link left in it would make the path
+		 * it takes now think it free already. */
+		clear_freepointer(s, object);
 	}
+	if (!spin_lock_irqsave_or_try(&n->list_lock, &flags, how))
+		return false;
+	done = free_to_unfrozen_slab_locked(s, n, slab, object, &discard,
+					    caller);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	/* Frozen meanwhile (taken off the partial list): its freelist takes
+	 * the object without a lock, from the top. */
+	if (!done)
+		return cpu_slab_free_slow(s, slab, object, how, caller);
+	mm_point(MM_POINT_SLAB_DISCARD_UNLOCKED, s);
+	free_slab_list(s, &discard, how);
+	stat(s, FREE_SLOWPATH);
+	return true;
+}
+
+/*
+ * slab.c's take_from_slab_locked() for a cpu-slab cache: up to nr objects
+ * of an unfrozen slab on node n's partial list, list_lock held, committed
+ * by cmpxchg16b (lockless frees may push meanwhile: then again).  A link
+ * that is no object of the slab is reported and the rest of the freelist
+ * dropped (in use), as slab.c does.
+ */
+unsigned int cpu_slab_take_locked(struct kmem_cache *s,
+				  struct kmem_cache_node *n, struct page *slab,
+				  unsigned int nr, void **p,
+				  unsigned long caller)
+{
+	struct slab_pair old;
+	union slab_counters new;
+	unsigned int got, i;
+	void *object, *rest;
+	bool lost;
+
+	lockdep_assert_held(&n->list_lock);
+	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
+	do {
+		old = slab_pair_read(slab);
+		object = slab_pair_head(s, slab, &old);
+		got = 0;
+		lost = false;
+		while (got < nr && object) {
+			void *next = get_freepointer(s, object);
+
+			if (unlikely(next && object_index(s, slab, next) < 0)) {
+				lost = true;
+				next = NULL;
+			}
+			p[got++] = object;
+			object = next;
+		}
+		rest = object;
+		new = old.counters;
+		new.inuse += got;
+		if (lost)
+			new.inuse = new.objects;
+	} while (!slab_pair_update(s, slab, &old, rest, new));
+	if (unlikely(lost))
+		slab_bug(s, p[got - 1], caller,
+			 "free pointer corrupted: it decodes to a value that is not an object of this slab");
+	for (i = 0; i < got; i++)
+		clear_freepointer(s, p[i]);
+	if (!rest) {
+		list_move(&slab->lru, &n->full);
+		n->nr_partial--;
+	}
+	return got;
 }
 
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,

@@ -292,6 +292,9 @@ static unsigned int take_from_slab_locked(struct kmem_cache *s,
 	unsigned int got = 0;
 	bool lost = false;
 
+	/* Lockless frees may push on it meanwhile: cmpxchg16b. */
+	if (cache_has_cpu_slab(s))
+		return cpu_slab_take_locked(s, n, slab, nr, p, caller);
 	lockdep_assert_held(&n->list_lock);
 	mm_point(MM_POINT_SLAB_LIST_LOCKED, s);
 	while (got < nr && object) {

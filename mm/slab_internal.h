@@ -1188,6 +1188,11 @@ void *cpu_slab_alloc(struct kmem_cache *s, gfp_t gfp, enum lock_how how,
  * the list_lock it needed was held (the caller parks the object). */
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
 		   unsigned long caller);
+/* take_from_slab_locked() of a cpu-slab cache (by cmpxchg16b). */
+unsigned int cpu_slab_take_locked(struct kmem_cache *s,
+				  struct kmem_cache_node *n, struct page *slab,
+				  unsigned int nr, void **p,
+				  unsigned long caller);
 /* Every CPU's slabs unfrozen, onto the node lists (on_each_cpu). */
 void flush_all_cpu_slabs(struct kmem_cache *s);
 /* For mm_check.c and slabinfo: objects a CPU holds (racy reads). */
