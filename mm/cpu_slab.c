@@ -595,14 +595,18 @@ static void *cpu_slab_refill_locked(struct kmem_cache *s,
 	return object;
 }
 
-static void *cpu_slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
-				 enum lock_how how, bool *busy,
-				 unsigned long caller)
+/* Out of line: the fast path's caller then saves no registers for it. */
+static __noinline void *cpu_slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
+					    enum lock_how how, bool *busy,
+					    unsigned long caller)
 {
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	bool ignored = false;
 	unsigned long flags;
 	void *object;
 
+	if (!busy)
+		busy = &ignored;
 	if (!local_trylock_irqsave(&c->lock, flags)) {
 		/* Held by the code this NMI interrupted (only an NMI finds
 		 * it held: the holder keeps IRQs off). */
@@ -634,11 +638,17 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		barrier();   /* tid first: a change after it fails the commit */
 		object = READ_ONCE(c->freelist);
 		slab = READ_ONCE(c->slab);
-		if (unlikely((tid & TID_BUSY) || !object))
+		/* slab may be NULL beside an object read before an
+		 * interrupt's flush: the commit would fail, but the check
+		 * below must not touch it. */
+		if (unlikely((tid & TID_BUSY) || !object || !slab))
 			return NULL;
-		/* May read a taken object's data (then the commit fails). */
+		/* May read a taken object's data (then the commit fails).
+		 * A successor that is no object of the slab (a stray write,
+		 * or that data) goes slow; the check is slab_object_start()'s
+		 * multiply, not a division. */
 		next = get_freepointer(s, object);
-		if (unlikely(next && object_index(s, slab, next) < 0))
+		if (unlikely(next && !slab_object_start(s, slab, next)))
 			return NULL;
 		mm_point_fast(MM_POINT_CPU_SLAB_FAST, s);
 		if (likely(cpu_pair_cmpxchg(c, object, tid, next,
@@ -650,15 +660,24 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 	return object;
 }
 
+void *cpu_slab_alloc_fastpath(struct kmem_cache *s)
+{
+	void *object = cpu_slab_alloc_fast(s);
+
+	if (unlikely(!object))
+		return NULL;
+	clear_freepointer(s, object);
+	kasan_slab_alloc(s, object);
+	return object;
+}
+
 void *cpu_slab_alloc(struct kmem_cache *s, gfp_t gfp, enum lock_how how,
 		     bool *busy, unsigned long caller)
 {
 	void *object = cpu_slab_alloc_fast(s);
-	bool ignored = false;
 
 	if (unlikely(!object)) {
-		object = cpu_slab_alloc_slow(s, gfp, how,
-					     busy ? busy : &ignored, caller);
+		object = cpu_slab_alloc_slow(s, gfp, how, busy, caller);
 		if (!object)
 			return NULL;
 	}
@@ -762,9 +781,10 @@ static bool free_to_unfrozen_slab_locked(struct kmem_cache *s,
  * under its node's list_lock.  False only with LOCK_TRY and list_lock
  * held.
  */
-static bool cpu_slab_free_slow(struct kmem_cache *s, struct page *slab,
-			       void *object, enum lock_how how,
-			       unsigned long caller)
+static __noinline bool cpu_slab_free_slow(struct kmem_cache *s,
+					  struct page *slab, void *object,
+					  enum lock_how how,
+					  unsigned long caller)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	struct slab_pair old;
@@ -865,6 +885,16 @@ unsigned int cpu_slab_take_locked(struct kmem_cache *s,
 		n->nr_partial--;
 	}
 	return got;
+}
+
+bool cpu_slab_free_fastpath(struct kmem_cache *s, void *object)
+{
+	struct page *slab = virt_to_slab(object);
+
+	/* Poisoned before the push, as a sheaf push does: once on the
+	 * freelist an interrupt may take it and open it again. */
+	kasan_slab_free(s, object);
+	return cpu_slab_free_fast(s, slab, object);
 }
 
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,

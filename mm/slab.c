@@ -618,6 +618,35 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
 	return slab_alloc_node_caller(s, gfp, node, _RET_IP_);
 }
 
+/*
+ * Past the sheaf fast paths: a cpu-slab cache's fast path, then the full
+ * path.  Out of line, so the sheaf fast paths around them are what they
+ * were, instruction for instruction.
+ */
+static __noinline void *kmem_cache_alloc_slow(struct kmem_cache *s, gfp_t gfp,
+					      unsigned long caller)
+{
+	void *object;
+
+	if (cache_has_cpu_slab(s) && !(gfp & __GFP_ZERO)) {
+		object = cpu_slab_alloc_fastpath(s);
+		if (likely(object))
+			return object;
+	}
+	return slab_alloc_caller(s, gfp, caller);
+}
+
+static __noinline void kmem_cache_free_slow(struct kmem_cache *s,
+					    void *object, unsigned long caller)
+{
+	if (cache_has_cpu_slab(s) && slab_fast_free_cache(object) == s &&
+	    cpu_slab_free_fastpath(s, object))
+		return;
+	if (!object)
+		return;
+	slab_free(s, object, caller);
+}
+
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 {
 	void *object;
@@ -630,7 +659,7 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 		if (likely(object))
 			return object;
 	}
-	return slab_alloc_caller(s, gfp, _RET_IP_);
+	return kmem_cache_alloc_slow(s, gfp, _RET_IP_);
 }
 
 void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
@@ -640,6 +669,11 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 		slab_free_nolock(s, object, caller);
 		return;
 	}
+	/* A cpu-slab cache's fast path checks what the sheaves' does: the
+	 * first byte of an object of this very cache (slab_fast_free_cache()). */
+	if (cache_has_cpu_slab(s) && slab_fast_free_cache(object) == s &&
+	    cpu_slab_free_fastpath(s, object))
+		return;
 	if (!slab_free_check(s, object, caller))
 		return;
 	kasan_slab_free(s, object);
@@ -664,9 +698,7 @@ void kmem_cache_free(struct kmem_cache *s, void *object)
 		   slab_fast_free_cache(object) == s &&
 		   pcs_free_fast(s, object)))
 		return;
-	if (!object)
-		return;
-	slab_free(s, object, _RET_IP_);
+	kmem_cache_free_slow(s, object, _RET_IP_);
 }
 
 int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t nr,

@@ -1184,6 +1184,16 @@ void cpu_slab_release(struct kmem_cache *s);
  * has no memory: the caller tries the ordinary path. */
 void *cpu_slab_alloc(struct kmem_cache *s, gfp_t gfp, enum lock_how how,
 		     bool *busy, unsigned long caller);
+/*
+ * The fast paths alone, for kmalloc()/kfree()/kmem_cache_alloc()/
+ * kmem_cache_free() and their _nolock twins (any context): an object
+ * ready for its caller (shadow open), or NULL; true when the object (the
+ * first byte of an object of s, as slab_fast_free_cache() says) went on
+ * this CPU's freelist.  Out of line: the host's ASan build must not
+ * instrument the fast path's read of a free object's link.
+ */
+void *cpu_slab_alloc_fastpath(struct kmem_cache *s);
+bool cpu_slab_free_fastpath(struct kmem_cache *s, void *object);
 /* A free accepted by slab_free_check(); false only with LOCK_TRY, when
  * the list_lock it needed was held (the caller parks the object). */
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
