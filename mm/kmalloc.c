@@ -254,8 +254,15 @@ static __noinline void *kmalloc_cache_slow(struct kmem_cache *s, gfp_t gfp,
 					   size_t size, int node,
 					   unsigned long caller)
 {
-	void *object = slab_alloc_node_caller(s, gfp, node, caller);
+	void *object = NULL;
 
+	/* A cpu-slab class: its fast path first (the sheaf pop inlined in
+	 * kmalloc() found the bootstrap sheaf, empty). */
+	if (cache_has_cpu_slab(s) && node == NUMA_NO_NODE &&
+	    !(gfp & __GFP_ZERO) && !in_nmi())
+		object = cpu_slab_alloc_fastpath(s);
+	if (!object)
+		object = slab_alloc_node_caller(s, gfp, node, caller);
 	if (object) {
 		slab_kmalloc_set_size(s, object, size);
 		kasan_kmalloc(s, object, size);
