@@ -370,13 +370,26 @@ static void kfree_dispatch(const void *p, enum lock_how how,
 		 what);
 }
 
+/* Past kfree()'s and kfree_nolock()'s sheaf push: a cpu-slab class's
+ * fast path, then the rest.  The cache is looked up again rather than
+ * passed, so the inline sheaf paths keep their instructions. */
+static __noinline void kfree_slow(const void *p, enum lock_how how,
+				  unsigned long caller)
+{
+	struct kmem_cache *s = slab_fast_free_cache(p);
+
+	if (s && cache_has_cpu_slab(s) && cpu_slab_free_fastpath(s, (void *)p))
+		return;
+	kfree_dispatch(p, how, caller);
+}
+
 void kfree(const void *p)
 {
 	struct kmem_cache *s = slab_fast_free_cache(p);
 
 	if (likely(s && pcs_free_fast(s, (void *)p)))
 		return;
-	kfree_dispatch(p, LOCK_SPIN, _RET_IP_);
+	kfree_slow(p, LOCK_SPIN, _RET_IP_);
 }
 
 /*
@@ -607,7 +620,7 @@ void kfree_nolock(void *object)
 
 	if (likely(s && pcs_free_fast(s, object)))
 		return;
-	kfree_dispatch(object, LOCK_TRY, _RET_IP_);
+	kfree_slow(object, LOCK_TRY, _RET_IP_);
 }
 
 /* ---- memory for sheaves: never through a sheaf ---- */
