@@ -19,8 +19,9 @@
  * may stop after a budget of bytes (at the end of a line, so a piece never
  * ends mid-line): printk drains in pieces, giving the console lock up in
  * between (kernel/printk.c).  A message that does not fit whole is
- * dropped whole (never half a line) and counted in `dropped`, which the
- * boot summary reports.
+ * dropped whole (never half a line) and counted in `dropped`
+ * (nmi_printk_dropped(); nmi_test checks a full buffer drops exactly the
+ * line that does not fit).
  */
 #include <printk.h>
 #include <smp.h>
@@ -194,6 +195,16 @@ unsigned long nmi_printk_dropped(void)
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		sum += READ_ONCE(per_cpu(nmi_bufs, cpu).dropped);
 	return sum;
+}
+
+/* Tests: forget what cpu's buffer holds (console lock held: the
+ * consumer's side of the ring). */
+void nmi_printk_discard_locked(unsigned int cpu)
+{
+	struct nmi_printk_buf *b = per_cpu_ptr(nmi_bufs, cpu);
+
+	__atomic_store_n(&b->tail, __atomic_load_n(&b->head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
 }
 
 size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size)

@@ -18,9 +18,10 @@ void nmi_printk_store(const char *msg, size_t len);
  * budget, so there may be more.
  */
 bool nmi_printk_flush_locked(size_t budget);
-/* The budget of one hold of the console lock (printk.c, default 256
- * bytes).  Tests lower it to keep the pieces many while the lines they
- * drain are few (0 counts as 1: a piece is then one whole line). */
+/* The budget of one hold of the console lock (printk.c, default and
+ * most 256 bytes: a larger value counts as 256).  Tests lower it to keep
+ * the pieces many while the lines they drain are few (0 counts as 1: a
+ * piece is then one whole line). */
 extern size_t console_drain_piece;
 /* Any normal context: take the console lock and flush. */
 void printk_flush_nmi(void);
@@ -28,6 +29,10 @@ void printk_flush_nmi(void);
 unsigned long nmi_printk_dropped(void);
 /* Tests: copy what `cpu`'s buffer holds, unflushed, NUL-terminated. */
 size_t nmi_printk_peek(unsigned int cpu, char *buf, size_t size);
+/* Tests: forget what `cpu`'s buffer holds, unprinted: a test that fills
+ * a buffer to check its capacity need not fill the log too. */
+void nmi_printk_discard_locked(unsigned int cpu);
+void printk_discard_nmi(unsigned int cpu);
 
 void console_write_locked(const char *msg, size_t len);
 /* The newest time stamp written to the console, in µs (console lock

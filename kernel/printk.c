@@ -103,7 +103,8 @@ void console_write_locked(const char *msg, size_t len)
  */
 static bool console_lock_drained(unsigned long *flags)
 {
-	size_t piece = READ_ONCE(console_drain_piece);
+	size_t piece = min(READ_ONCE(console_drain_piece),
+			   (size_t)CONSOLE_DRAIN_PIECE);
 	size_t max_pieces = CONSOLE_DRAIN_MAX_BYTES / (piece ? piece : 1);
 	size_t pieces = 0;
 
@@ -180,6 +181,15 @@ int printk_level(int level, const char *fmt, ...)
 }
 
 /* Write out what NMI handlers left in the per-CPU buffers. */
+void printk_discard_nmi(unsigned int cpu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&console_lock, flags);
+	nmi_printk_discard_locked(cpu);
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
 void printk_flush_nmi(void)
 {
 	unsigned long flags;

@@ -260,9 +260,46 @@ def running_case(log):
     return None
 
 
+# Numbered lines the NMI tests print from NMI context (their buffers are
+# drained into the log in pieces, kernel/printk.c): each run of them must
+# reach the log whole, every number as often as the others.  Patterns
+# match the line without its prefix; groups: the number, then what tells
+# runs apart (the total, or the CPU).
+NUMBERED_NMI_LINES = [
+    ("console_test", re.compile(r"^console_test: NMI line (\d+) of (\d+) "), 1),
+    ("nmi_test storm", re.compile(
+        r"^nmi_test storm line seq=(\d+) of cpu(\d+)$"), 0),
+]
+
+
+def numbered_nmi_line_problems(log):
+    """NMI lines of the tests lost or doubled on the way to the log."""
+    problems = []
+    for what, pattern, first in NUMBERED_NMI_LINES:
+        runs = {}
+        for line in log.lines:
+            m = pattern.match(line)
+            if m:
+                seen = runs.setdefault(m.group(2), {})
+                n = int(m.group(1))
+                seen[n] = seen.get(n, 0) + 1
+        for key, seen in sorted(runs.items()):
+            last = int(key) if first else max(seen)
+            want = max(seen.values())
+            missing = [n for n in range(first, last + 1)
+                       if seen.get(n, 0) != want]
+            if missing:
+                problems.append("%s lines (%s) lost or doubled in the log: "
+                                "number %d seen %d times, others %d"
+                                % (what, key, missing[0],
+                                   seen.get(missing[0], 0), want))
+    return problems
+
+
 def verdict(log, exit_status, timed_out, timeout=None):
     """Reasons the run failed; [] when it passed."""
     reasons = []
+    reasons.extend(numbered_nmi_line_problems(log))
     for s in log.suites:
         for num, name, st in s.cases:
             if st == "fail":

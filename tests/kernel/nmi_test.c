@@ -41,6 +41,8 @@
  */
 #define NMI_WAIT_GUARD_US 30000000
 #define STORM_LINES     3    /* per CPU: enough to see order and loss */
+#define FILL_LINE_BYTES 400  /* a long line of the fill case */
+#define FILL_LINES      18   /* 7.7 KiB with their prefixes: all fit, one more not */
 #define PEEK_SIZE       8192
 
 static unsigned int mailbox[NR_CPUS][NR_CPUS];   /* [target][sender] */
@@ -61,6 +63,7 @@ struct nmi_seen {
 static struct nmi_seen seen[NR_CPUS];
 static spinlock_t victim_lock;
 static bool print_in_nmi;
+static bool fill_in_nmi;   /* print FILL_LINES long lines, once */
 static unsigned int print_seq[NR_CPUS];
 static struct irq_work nmi_work[NR_CPUS];
 static unsigned int nmi_work_cpu[NR_CPUS];
@@ -73,6 +76,18 @@ static bool on_this_cpus_nmi_stack(unsigned long sp)
 	unsigned long lo = (unsigned long)cpu_stacks[smp_processor_id()].nmi;
 
 	return sp >= lo && sp < lo + IST_STACK_SIZE;
+}
+
+/* In the NMI: FILL_LINES lines of FILL_LINE_BYTES, then one more, which
+ * no longer fits the buffer. */
+static char fill_text[FILL_LINE_BYTES + 1];
+
+static void nmi_fill_buffer(void)
+{
+	unsigned int k;
+
+	for (k = 0; k <= FILL_LINES; k++)
+		pr_info("fill %02u %s\n", k, fill_text);
 }
 
 static int test_nmi_handler(unsigned int type, struct pt_regs *regs)
@@ -103,6 +118,8 @@ static int test_nmi_handler(unsigned int type, struct pt_regs *regs)
 		if (READ_ONCE(print_in_nmi))
 			pr_info("nmi_test storm line seq=%u of cpu%u\n",
 				print_seq[me]++, me);
+		if (__atomic_exchange_n(&fill_in_nmi, false, __ATOMIC_RELAXED))
+			nmi_fill_buffer();
 		if (READ_ONCE(queue_work_in_nmi))
 			irq_work_queue(&nmi_work[me]);
 		__atomic_store_n(&mailbox[me][s], 0, __ATOMIC_RELEASE);
@@ -164,6 +181,7 @@ static void nmi_case_exit(struct kunit *test)
 	(void)test;
 	WRITE_ONCE(suite_armed, false);
 	WRITE_ONCE(print_in_nmi, false);
+	WRITE_ONCE(fill_in_nmi, false);
 	WRITE_ONCE(queue_work_in_nmi, false);
 }
 
@@ -374,6 +392,45 @@ static void nmi_printk_keeps_every_line_whole(struct kunit *test)
 	}
 }
 
+/*
+ * A full buffer keeps every line that fits, whole and in order, and drops
+ * exactly the one that does not (counted in nmi_printk_dropped()).  The
+ * lines are forgotten afterwards, unprinted: 8 KiB of filler would drown
+ * the log.
+ */
+static void nmi_printk_fills_its_buffer_whole(struct kunit *test)
+{
+	unsigned int me = smp_processor_id(), n = 0;
+	unsigned long dropped;
+	const char *line;
+
+	memset(fill_text, 'x', FILL_LINE_BYTES);
+	printk_flush_nmi();
+	dropped = nmi_printk_dropped();
+	WRITE_ONCE(fill_in_nmi, true);
+	KUNIT_ASSERT_TRUE(test, nmi_round_trip(me));
+	nmi_printk_peek(me, peek_buf, sizeof(peek_buf));
+	printk_discard_nmi(me);
+	for (line = peek_buf; *line; n++) {
+		char want[16];
+		const char *nl = strchr(line, '\n');
+
+		snprintf(want, sizeof(want), "fill %02u x", n);
+		if (!nl || !strstr(line, want) ||
+		    (size_t)(nl - line) < FILL_LINE_BYTES) {
+			KUNIT_FAIL(test, "line %u of the full buffer is not whole", n);
+			break;
+		}
+		line = nl + 1;
+	}
+	KUNIT_EXPECT_EQ(test, n, FILL_LINES);
+	/* The last line, its prefix and newline: dropped, counted. */
+	KUNIT_EXPECT_GT(test, nmi_printk_dropped() - dropped,
+			(unsigned long)FILL_LINE_BYTES);
+	KUNIT_EXPECT_LT(test, nmi_printk_dropped() - dropped,
+			(unsigned long)FILL_LINE_BYTES + 64);
+}
+
 /* ---- irq_work queued from an NMI runs after it, in IRQ context ---- */
 
 static void nmi_work_func(struct irq_work *w)
@@ -578,6 +635,7 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_arrives_with_irqs_off_and_a_lock_held),
 	KUNIT_CASE(nmi_send_allbutself_reaches_the_others),
 	KUNIT_CASE(nmi_printk_keeps_every_line_whole),
+	KUNIT_CASE(nmi_printk_fills_its_buffer_whole),
 	KUNIT_CASE(irq_work_queued_in_nmi_runs_after_it),
 	KUNIT_CASE(unregister_waits_for_a_running_handler),
 	KUNIT_CASE(nmi_send_refuses_a_cpu_that_is_not_online),
