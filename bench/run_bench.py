@@ -380,13 +380,17 @@ COUNTED_CHECK_CPUS = 4           # the boot done twice, for determinism
 COUNTED_OPTS = ["-icount", "shift=0,sleep=off", "-rtc",
                 "base=2020-01-01T00:00:00,clock=vm"]
 COUNTED_LINE = re.compile(r"COUNTED window=(\d+) variant=(\S+) cpus=(\d+) "
-                          r"ops=(\d+)")
+                          r"ops=(\d+)(.*)$")
+# The cache's own statistics a COUNTED line carries (counted_bench.c).
+COUNTED_EXTRAS = ("cpu_fail", "slab_fail", "free_frozen", "free_slow",
+                  "refill", "alloc_slow", "shared_stats", "waits")
 PLUGIN_LINE = re.compile(r"COUNT vcpu=(\d+) window=(\d+) insns=(\d+) "
                          r"locks=(\d+) spins=(\d+) transfers=(\d+)")
 METRICS = ("insns", "locks", "spins", "transfers")
 COUNTED_FIELDS = ["cpus", "variant", "ops_per_cpu", "insns_per_op",
                   "locks_per_op", "spins_per_op", "transfers_per_op",
-                  "insns_min_cpu", "insns_max_cpu"]
+                  "insns_min_cpu", "insns_max_cpu"] + [
+                      e + "_per_op" for e in COUNTED_EXTRAS]
 
 
 def kernel_symbols(kernel, names):
@@ -428,7 +432,10 @@ def counted_boot(kernel, plugin, cpus, out, tag, timeout):
         for line in f:
             m = COUNTED_LINE.search(line)
             if m:
-                windows[int(m.group(1))] = (m.group(2), int(m.group(4)))
+                extras = dict(p.split("=", 1) for p in m.group(5).split()
+                              if "=" in p)
+                windows[int(m.group(1))] = (m.group(2), int(m.group(4)),
+                                            extras)
     with open(counts_path) as f:
         raw = f.read()
     for m in PLUGIN_LINE.finditer(raw):
@@ -442,17 +449,26 @@ def counted_rows(cpus, windows, counts):
     """Per window: the sums over every vCPU divided by all operations."""
     rows = []
     for w in sorted(windows):
-        variant, ops = windows[w]
+        variant, ops, extras = windows[w]
         per_cpu = counts.get(w, {})
         if len(per_cpu) != cpus:
             print("bench: counted window %d on %d CPUs: plugin saw %d" % (
                 w, cpus, len(per_cpu)))
             continue
-        total_ops = ops * cpus
+        # Pairs: every CPU did ops of them.  Producer/consumer: "total"
+        # objects, each one alloc on one CPU and one free on another.
+        total_ops = int(extras.get("total", ops * cpus))
         row = {"cpus": cpus, "variant": variant, "ops_per_cpu": ops}
         for m in METRICS:
             row[m + "_per_op"] = "%.2f" % (
                 sum(c[m] for c in per_cpu.values()) / total_ops)
+        for e in COUNTED_EXTRAS:
+            row[e + "_per_op"] = "%.2f" % (
+                int(extras.get(e, 0)) / total_ops)
+        # The ring's waits are PAUSEs too: the lock spins are the rest.
+        row["spins_per_op"] = "%.2f" % (
+            (sum(c["spins"] for c in per_cpu.values()) -
+             int(extras.get("waits", 0))) / total_ops)
         insns = [c["insns"] / ops for c in per_cpu.values()]
         row["insns_min_cpu"] = "%.2f" % min(insns)
         row["insns_max_cpu"] = "%.2f" % max(insns)
@@ -461,24 +477,53 @@ def counted_rows(cpus, windows, counts):
 
 
 def counted_table(rows):
+    pairs = [r for r in rows if not r["variant"].startswith("pc.")]
+    pcs = [r for r in rows if r["variant"].startswith("pc.")]
     lines = ["### Counted scaling (exact, QEMU plugin)", "",
              "_TCG, -icount shift=0,sleep=off, one boot per CPU count; "
              "64-byte kmem_cache_alloc()+kmem_cache_free() pairs on every "
              "CPU at once; figures per pair, averaged over the CPUs_", "",
              "| CPUs | variant | instructions | spin_lock() | spins "
-             "(PAUSE) | line transfers | instructions, min..max CPU |",
-             "|---:|---|---:|---:|---:|---:|---|"]
-    for r in rows:
-        lines.append("| %s | %s | %s | %s | %s | %s | %s .. %s |" % (
-            r["cpus"], r["variant"], r["insns_per_op"], r["locks_per_op"],
-            r["spins_per_op"], r["transfers_per_op"], r["insns_min_cpu"],
-            r["insns_max_cpu"]))
+             "(PAUSE) | line transfers | cmpxchg16b retries (cpu / slab) "
+             "| shared stat adds | instructions, min..max CPU |",
+             "|---:|---|---:|---:|---:|---:|---|---:|---|"]
+    for r in pairs:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s / %s | %s | "
+                     "%s .. %s |" % (
+                         r["cpus"], r["variant"], r["insns_per_op"],
+                         r["locks_per_op"], r["spins_per_op"],
+                         r["transfers_per_op"], r["cpu_fail_per_op"],
+                         r["slab_fail_per_op"], r["shared_stats_per_op"],
+                         r["insns_min_cpu"], r["insns_max_cpu"]))
+    if pcs:
+        lines += ["", "#### Producer/consumer (counted)", "",
+                  "_CPU 2k allocates, CPU 2k+1 frees through a ring of 64 "
+                  "pointers; figures per object (one alloc + one remote "
+                  "free), summed over every CPU; pc.ring is the hand-over "
+                  "alone; spins exclude the ring's waits_", "",
+                  "| CPUs | variant | instructions | producer .. consumer "
+                  "(min..max CPU) | spin_lock() | lock spins | ring waits | "
+                  "line transfers | cmpxchg16b retries (cpu / slab) | "
+                  "FREE_FROZEN | FREE_SLOWPATH | ALLOC_REFILL |",
+                  "|---:|---|---:|---|---:|---:|---:|---:|---|---:|---:|"
+                  "---:|"]
+        for r in pcs:
+            lines.append("| %s | %s | %s | %s .. %s | %s | %s | %s | %s | "
+                         "%s / %s | %s | %s | %s |" % (
+                             r["cpus"], r["variant"], r["insns_per_op"],
+                             r["insns_min_cpu"], r["insns_max_cpu"],
+                             r["locks_per_op"], r["spins_per_op"],
+                             r["waits_per_op"], r["transfers_per_op"],
+                             r["cpu_fail_per_op"], r["slab_fail_per_op"],
+                             r["free_frozen_per_op"],
+                             r["free_slow_per_op"], r["refill_per_op"]))
     return "\n".join(lines) + "\n"
 
 
 def counted_plots(out, rows):
     """Instructions per pair, and locks/spins/transfers per pair, against
     the CPU count, both variants."""
+    rows = [r for r in rows if not r["variant"].startswith("pc.")]
     if not shutil.which("gnuplot") or not rows:
         return []
     dat = os.path.join(out, "counted.dat")
