@@ -470,20 +470,23 @@ def modes_plot(out, groups):
             f.write("%d %s\n" % (n, " ".join(str(v or 0) for v in vals)))
     titles = ("sheaves, capacity 32", "sheaves, capacity 60 (default)",
               "cpu slab", "none")
+    # One colour per design in every panel.
+    colours = ("#9400d3", "#009e73", "#0072b2", "#e69f00")
     counted = []
     path = os.path.join(out, "counted.csv")
     if os.path.exists(path):
         with open(path) as f:
             counted = [r for r in csv.DictReader(f)]
     cdat = os.path.join(out, "modes_counted.dat")
-    cvariants = [("sheaves", "sheaves"), ("cpu_slab", "cpu slab"),
-                 ("no_sheaves", "none"), ("pc.sheaves", "sheaves, prod/cons"),
-                 ("pc.cpu_slab", "cpu slab, prod/cons"),
-                 ("pc.no_sheaves", "none, prod/cons")]
-    present = [(v, t) for v, t in cvariants
+    cvariants = [("sheaves", "sheaves, pairs", 1), ("cpu_slab",
+                 "cpu slab, pairs", 2), ("no_sheaves", "none, pairs", 3),
+                 ("pc.sheaves", "sheaves, prod/cons", 1),
+                 ("pc.cpu_slab", "cpu slab, prod/cons", 2),
+                 ("pc.no_sheaves", "none, prod/cons", 3)]
+    present = [(v, t, c) for v, t, c in cvariants
                if any(r["variant"] == v for r in counted)]
     with open(cdat, "w") as f:
-        for v, _ in present:
+        for v, _, _ in present:
             f.write('"%s"\n' % v)
             for r in counted:
                 if r["variant"] == v:
@@ -502,8 +505,9 @@ def modes_plot(out, groups):
               'set yrange [0:*]', 'set xlabel "N"',
               'set ylabel "instructions per alloc+free pair"']
     for k, pattern in enumerate(("in order", "shuffled")):
-        plots = ['"%s" using 1:%d with linespoints title "%s"' % (
-            dat, 2 + 4 * k + i, t) for i, t in enumerate(titles)]
+        plots = ['"%s" using 1:%d with linespoints lc rgb "%s" title "%s"'
+                 % (dat, 2 + 4 * k + i, colours[i], t)
+                 for i, t in enumerate(titles)]
         script.append('set title "allocate N, free N (%s)"' % pattern)
         script.append("plot " + ", ".join(plots))
     if present:
@@ -512,8 +516,10 @@ def modes_plot(out, groups):
                    'set xtics (1, 2, 4, 8, 16)', 'set xlabel "CPUs"',
                    'set ylabel "instructions per pair or object"',
                    'set key below font ",9"']
-        plots = ['"%s" index %d using 1:2 with linespoints title "%s"' % (
-            cdat, i, t) for i, (_, t) in enumerate(present)]
+        plots = ['"%s" index %d using 1:2 with linespoints lc rgb "%s" '
+                 'dt %d title "%s"' % (cdat, i, colours[c],
+                                       2 if v.startswith("pc.") else 1, t)
+                 for i, (v, t, c) in enumerate(present)]
         script.append("plot " + ", ".join(plots))
     script.append("unset multiplot")
     return [png] if run_gnuplot("\n".join(script) + "\n", "modes") else []
@@ -649,8 +655,8 @@ def counted_table(rows):
                   "pointers; figures per object (one alloc + one remote "
                   "free), summed over every CPU; pc.ring is the hand-over "
                   "alone; spins exclude the ring's waits_", "",
-                  "| CPUs | variant | instructions | producer .. consumer "
-                  "(min..max CPU) | spin_lock() | lock spins | ring waits | "
+                  "| CPUs | variant | instructions | per CPU, min..max (one "
+                  "side alloc, the other free) | spin_lock() | lock spins | ring waits | "
                   "line transfers | cmpxchg16b retries (cpu / slab) | "
                   "FREE_FROZEN | FREE_SLOWPATH | ALLOC_REFILL |",
                   "|---:|---|---:|---|---:|---:|---:|---:|---|---:|---:|"
@@ -708,6 +714,16 @@ def counted_plots(out, rows):
     return made
 
 
+def counted_timeout(timeout, cpus):
+    """The limit of one counted boot.  Most of a many-CPU boot is the boot
+    itself: every vCPU in one TCG thread, the plugin's callbacks on every
+    memory access, and the APs brought up one after another (a 16-CPU
+    boot with no group at all takes minutes on a loaded 2-core host).
+    So the limit grows with the CPUs: --timeout for up to 4, then in
+    proportion."""
+    return timeout * max(1, cpus // 4)
+
+
 def counted_section(kernel, plugin, out, timeout):
     """Every CPU count of COUNTED_CPUS, and the determinism check: the
     boots run side by side, one per host core (each QEMU under -icount is
@@ -717,7 +733,8 @@ def counted_section(kernel, plugin, out, timeout):
     boottest.build_iso(kernel, "bench=counted_*", out)
     with ThreadPoolExecutor(max_workers=boottest.host_cpus()) as pool:
         results = list(pool.map(
-            lambda j: counted_boot(kernel, plugin, j[0], out, j[1], timeout),
+            lambda j: counted_boot(kernel, plugin, j[0], out, j[1],
+                                   counted_timeout(timeout, j[0])),
             jobs))
     rows, ok = [], True
     for (n, tag), res in zip(jobs, results):
