@@ -78,6 +78,21 @@ struct kmem_cache *bench_cache(unsigned int size, bool sheaves)
 	return kmem_cache_create_args(name, size, &args, 0);
 }
 
+struct kmem_cache *bench_cache_mode(unsigned int size, enum slab_mode mode)
+{
+	struct kmem_cache_args args = {
+		.sheaf_capacity = mode == SLAB_MODE_SHEAVES ?
+				  SHEAF_CAPACITY_DEFAULT : 0,
+		.mode = mode,
+	};
+	char *name = kmalloc(32, GFP_KERNEL);
+
+	if (!name)
+		return NULL;
+	snprintf(name, 32, "bench-%u-%s", size, slab_mode_names[mode]);
+	return kmem_cache_create_args(name, size, &args, 0);
+}
+
 /* Bytes one sheaf holds: its own array plus the free objects in it. */
 static u64 sheaf_bytes(struct kmem_cache *s, struct slab_sheaf *sheaf)
 {

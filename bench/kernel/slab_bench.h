@@ -1,6 +1,6 @@
 /*
- * slab_bench.h - what the slab benchmarks (slab_bench.c, scaling_bench.c)
- * share: the private caches they compare and the memory report.
+ * slab_bench.h - what the slab benchmarks (slab_bench.c, scaling_bench.c,
+ * counted_bench.c) share: the private caches they compare and the memory report.
  *
  * Every comparison is "the same cache with and without sheaves": two
  * private caches of one object size, created in the same boot, one with
@@ -14,6 +14,11 @@
 
 /* A private cache of `size`-byte objects, with sheaves or without. */
 struct kmem_cache *bench_cache(unsigned int size, bool sheaves);
+
+/* The same with an explicit mode (SLAB_MODE_SHEAVES with the default
+ * capacity, SLAB_MODE_CPU_SLAB or SLAB_MODE_NONE): mode_bench.c and the
+ * counted groups compare the three designs on caches made this way. */
+struct kmem_cache *bench_cache_mode(unsigned int size, enum slab_mode mode);
 
 /*
  * Bytes held in cache s's sheaves, as rows of `group`: one row per online
