@@ -618,7 +618,10 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		barrier();   /* tid first: a change after it fails the commit */
 		object = READ_ONCE(c->freelist);
 		slab = READ_ONCE(c->slab);
-		if (unlikely((tid & TID_BUSY) || !object))
+		/* A flush IPI between the two reads leaves an object and no
+		 * slab (then the commit would fail; go slow instead of
+		 * reading the free pointer against a NULL slab). */
+		if (unlikely((tid & TID_BUSY) || !object || !slab))
 			return NULL;
 		/* May read a taken object's data (then the commit fails). */
 		next = get_freepointer(s, object);
