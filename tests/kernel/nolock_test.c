@@ -813,8 +813,9 @@ static void busy_sheaf_and_no_memory_says_busy(struct kunit *test)
 }
 
 /*
- * The same answer through kmalloc_nolock(), whose class's sheaf lock is
- * held, so it tries the next class up once: when that class has no memory
+ * The same answer through kmalloc_nolock(), whose class's sheaf lock (in
+ * a cpuslab boot: its cpu-slab line's lock) is held, so it tries the next
+ * class up once: when that class has no memory
  * either, the call still failed because a lock was held (the first
  * class's sheaf may well hold objects), so it counts obj_alloc_busy, not
  * obj_alloc_nomem.  Both classes are emptied first (the buddy dry, every
@@ -845,22 +846,22 @@ static void next_class_up_keeps_the_busy_answer(struct kunit *test)
 {
 	struct kmem_cache *s = kmalloc_slab(BUSY_ASK);
 	unsigned long before = quiesced_free_pages(), flags;
-	local_trylock_t *sheaf_lock;
+	unsigned int me = smp_processor_id();
 	void *chain = NULL, *next;
 	LIST_HEAD(taken);
 	bool ran;
 
-	if (!cache_has_sheaves(s))
-		kunit_skip(test, "needs sheaves: %s is in mode %s (slab_mode=, or slub_debug= made it a debug cache)",
+	/* The sheaf lock, or in a cpuslab boot the line's (layer_lock()). */
+	if (!cache_has_sheaves(s) && !cache_has_cpu_slab(s))
+		kunit_skip(test, "needs a per-CPU layer: %s is in mode %s (slab_mode=, or slub_debug= made it a debug cache)",
 			   s->name, slab_mode_names[kmem_cache_mode(s)]);
 	exhaust_buddy(&taken);
 	chain = take_whole_class(BUSY_ASK, chain);
 	chain = take_whole_class(kmalloc_size_roundup(BUSY_ASK) + 1, chain);
-	sheaf_lock = &s->cpu_sheaves[smp_processor_id()].lock;
 	stats_mark();
-	BUG_ON(!local_trylock_irqsave(sheaf_lock, flags));
+	layer_lock(s, me, &flags);
 	ran = run_in_nmi(kmalloc_nolock_busy_ask);
-	local_unlock_irqrestore(sheaf_lock, flags);
+	layer_unlock(s, me, flags);
 	release_buddy(&taken);
 	for (; chain; chain = next) {
 		next = *(void **)chain;
