@@ -137,12 +137,14 @@ static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 					      unsigned long new_freelist,
 					      unsigned long new_counters)
 {
+	/* Through void *: -O2 without -fno-strict-aliasing (the host
+	 * benchmark's build) warns at a cast of &slab->freelist itself. */
+	__int128 *pair = (void *)&slab->freelist;
 	unsigned long lo = old_freelist, hi = old_counters;
 	bool ok;
 
 	__asm__ __volatile__("lock cmpxchg16b %[pair]"
-			     : "=@ccz"(ok),
-			       [pair] "+m"(*(__int128 *)&slab->freelist),
+			     : "=@ccz"(ok), [pair] "+m"(*pair),
 			       "+a"(lo), "+d"(hi)
 			     : "b"(new_freelist), "c"(new_counters)
 			     : "memory");
