@@ -141,12 +141,14 @@ static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 					      unsigned long new_freelist,
 					      unsigned long new_counters)
 {
+	/* Through void *: -O2 without -fno-strict-aliasing (the host
+	 * benchmark's build) warns at a cast of &slab->freelist itself. */
+	__int128 *pair = (void *)&slab->freelist;
 	unsigned long lo = old_freelist, hi = old_counters;
 	bool ok;
 
 	__asm__ __volatile__("lock cmpxchg16b %[pair]"
-			     : "=@ccz"(ok),
-			       [pair] "+m"(*(__int128 *)&slab->freelist),
+			     : "=@ccz"(ok), [pair] "+m"(*pair),
 			       "+a"(lo), "+d"(hi)
 			     : "b"(new_freelist), "c"(new_counters)
 			     : "memory");
@@ -638,9 +640,9 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		barrier();   /* tid first: a change after it fails the commit */
 		object = READ_ONCE(c->freelist);
 		slab = READ_ONCE(c->slab);
-		/* slab may be NULL beside an object read before an
-		 * interrupt's flush: the commit would fail, but the check
-		 * below must not touch it. */
+		/* A flush IPI between the two reads leaves an object and no
+		 * slab (then the commit would fail; go slow instead of
+		 * reading the free pointer against a NULL slab). */
 		if (unlikely((tid & TID_BUSY) || !object || !slab))
 			return NULL;
 		/* May read a taken object's data (then the commit fails).

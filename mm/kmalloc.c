@@ -521,9 +521,15 @@ void *krealloc(const void *p, size_t new_size, gfp_t gfp)
 
 /* ---- any context: kmalloc_nolock()/kfree_nolock() ---- */
 
-/* Does the code this CPU interrupted hold s's sheaf lock? */
+/* Does the code this CPU interrupted hold s's per-CPU lock: its sheaf
+ * lock, or (a cpu-slab cache) its line's lock (cpu_slab.c)? */
 static bool sheaf_lock_held_here(struct kmem_cache *s)
 {
+	if (cache_has_cpu_slab(s)) {
+		struct kmem_cache_cpu *c = this_cpu_line(s->cpu_slab);
+
+		return local_lock_is_locked(&c->lock);
+	}
 	return local_lock_is_locked(&this_cpu_sheaves(s)->lock);
 }
 
@@ -555,9 +561,10 @@ static __noinline void *kmalloc_nolock_slow(size_t size, gfp_t gfp, int node,
 	object = slab_alloc_nolock(kmalloc_caches[idx], gfp, node, &busy,
 				   caller);
 	/*
-	 * The interrupted code holds this class's sheaf lock: it is most
-	 * likely inside this one cache, so the next class up probably is
-	 * free.  Once only: a bigger object is a fair price, a loop is not.
+	 * The interrupted code holds this class's sheaf lock (or its
+	 * cpu-slab lock): it is most likely inside this one cache, so the
+	 * next class up probably is free.  Once only: a bigger object is a
+	 * fair price, a loop is not.
 	 */
 	if (!object && sheaf_lock_held_here(kmalloc_caches[idx]) &&
 	    idx + 1 < NR_KMALLOC_CACHES) {

@@ -45,6 +45,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktap  # noqa: E402
 import boottest  # noqa: E402
 
+# The suites of the slab_mode= boots below (slab* takes slab_rcu).
+SLAB_MODE_SUITES = ("walkthrough,slab*,sheaf*,nolock,mm_check*,interleave*,"
+                    "singlestep,nmi_storm*")
+
 # (name, SMP, memory, command line): issue #2 asks for -smp 1 and 4, issue #3 for 128M and
 # 2G, issue #4 for non-contiguous APIC ids: QEMU rounds cores per socket up
 # to a power of two, so 2 sockets of 3 cores have APIC ids 0,1,2,4,5,6.
@@ -69,6 +73,15 @@ BOOT_CONFIGS = [
     # Memory above 4 GiB: two zones (DMA32 and Normal) and the fallback
     # between them.
     ("smp2-5G", "2", "5G", ""),
+    # The kmalloc classes in the other two modes of the per-CPU layer
+    # (slab_mode=, include/slab.h; issue 17): SLUB's per-CPU slabs and
+    # none.  The slab, any-context, interleaving, single-step, storm and
+    # RCU-slab suites (each also runs private caches of every mode), so
+    # one `make test` compares all three.
+    ("smp2-128M-cpuslab", "2", "128M",
+     "slab_mode=cpuslab test=" + SLAB_MODE_SUITES),
+    ("smp2-128M-nolayer", "2", "128M",
+     "slab_mode=none test=" + SLAB_MODE_SUITES),
     # Every cache a debug cache (red zones, poison, caller tracking, full
     # checks on each free): the slab, any-context and page suites must hold
     # there too.

@@ -30,17 +30,21 @@
  *           /kmem_cache_free(), kmalloc()/kfree(), alloc_pages()/
  *           __free_pages().  Only where IRQs are on.
  *   IPI     another CPU's kmem_cache_shrink() of the cache: its flush of
- *           every CPU's sheaves runs here, as its IPI would.  Only where
- *           IRQs are on and this CPU holds no sheaf lock (see
- *           sheaf_lock_held_here()).
+ *           every CPU's sheaves (or, for a cpu-slab cache, of its frozen
+ *           slabs) runs here, as its IPI would.  Only where IRQs are on
+ *           and this CPU holds no sheaf lock (see sheaf_lock_held_here()).
  *   REMOTE  another CPU allocating and freeing from the same cache and
  *           kmalloc, and drain_all_pages(): it completes between two of
  *           our instructions.  Only where no allocator spinlock is held
  *           (it would wait for it).
  *
+ * The scenarios cs_* run over a cache of SLUB's per-CPU slabs
+ * (SLAB_MODE_CPU_SLAB, mm/cpu_slab.c) in every boot; the kmalloc ones use
+ * the classes in the boot's slab_mode=.
+ *
  * The figure: every (scenario, point, action) triple that ran at least
  * once is counted and printed at the end, with the runs and the points
- * never reached by any scenario.
+ * never reached by any scenario (a cpu-slab point never reached fails).
  *
  * Host (tests/host/test_mm_interleave.c): an NMI or IRQ is the nesting
  * count raised around a direct call; another CPU is host_cpu_id switched
@@ -650,6 +654,21 @@ static bool sheaf_lock_held_here(void)
 	return false;
 }
 
+/* Does this CPU hold a cpu-slab cache's line lock (mm/cpu_slab.c)?  Its
+ * slow path and flush hold it with IRQs off only; il_hook() checks that
+ * too (a flush IPI could not take it otherwise). */
+static bool cpu_slab_lock_held_here(void)
+{
+	unsigned int me = smp_processor_id();
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list)
+		if (cache_has_cpu_slab(s) &&
+		    local_lock_is_locked(&s->cpu_slab[me].lock))
+			return true;
+	return false;
+}
+
 static bool action_possible(enum il_action a)
 {
 	switch (a) {
@@ -683,6 +702,7 @@ static struct kmem_cache *il_flush_cache;
 static void remote_trace_flush(void)
 {
 	flush_all_sheaves(il_flush_cache);
+	flush_all_cpu_slabs(il_flush_cache);   /* tid odd or even again */
 }
 
 /* The flush IPI of the flip: where this CPU can take it. */
@@ -708,6 +728,12 @@ static bool il_gate_where_the_flag_says(struct kmem_cache *s)
 		if (gated != (cache_has_sheaves(s) &&
 			      (s->flags & SLAB_TRACED)))
 			return false;
+		/* A cpu-slab cache: tid odd exactly while traced. */
+		if (cache_has_cpu_slab(s) &&
+		    !local_lock_is_locked(&s->cpu_slab[cpu].lock) &&
+		    !!(READ_ONCE(s->cpu_slab[cpu].tid) & 1) !=
+		    !!(s->flags & SLAB_TRACED))
+			return false;
 	}
 	return true;
 }
@@ -720,8 +746,10 @@ static void il_run_pending_flush(void)
 	if (il.flip_target == il.dying)
 		return;   /* its destruction flushed it; it is gone now */
 	il_flush_cache = il.flip_target;
-	if (!il_remote_possible() || !il_on_other_cpu(remote_trace_flush))
+	if (!il_remote_possible() || !il_on_other_cpu(remote_trace_flush)) {
 		flush_all_sheaves(il.flip_target);
+		flush_all_cpu_slabs(il.flip_target);
+	}
 }
 
 static bool run_action(enum il_action a, void *arg)
@@ -771,7 +799,8 @@ static void il_hook(enum mm_point p, void *arg)
 	/* kmalloc()'s pop reads no lock flag (slab_internal.h): it relies
 	 * on every holder of a sheaf lock keeping IRQs off, checked here at
 	 * every point of every scenario. */
-	if (!in_nmi() && !irqs_disabled() && sheaf_lock_held_here())
+	if (!in_nmi() && !irqs_disabled() &&
+	    (sheaf_lock_held_here() || cpu_slab_lock_held_here()))
 		il.sheaf_lock_irqs_on = true;
 	if (il.dry) {
 		unsigned int v = ++il_dry[p].visits;
@@ -1310,6 +1339,134 @@ static void body_kfree_rcu(void)
 	free_n(0, 2 * IL_CAP);
 }
 
+/*
+ * SLUB's per-CPU slabs (mm/cpu_slab.c), a cache of that mode whatever the
+ * boot's slab_mode= (the kmalloc scenarios above run in the boot's mode).
+ * The slow path under the line's lock, freezing from the node's partial
+ * list onto this CPU's partial list, unfreezing full, partial and empty
+ * slabs, frees to this CPU's slab, to a frozen slab of this CPU's partial
+ * list and of another CPU (no lock: FROZEN_READ), to slabs on the node
+ * lists (list_lock), and the flush of every CPU (DETACHED).
+ */
+static bool setup_cpu_slab_cache(void)
+{
+	struct kmem_cache_args args = { .mode = SLAB_MODE_CPU_SLAB };
+
+	il.s = il.filter = kmem_cache_create_args("il_cpuslab", 64, &args, 0);
+	return il.s;
+}
+
+/* Objects of three slabs and one more, within what a run may hold. */
+static unsigned int cs_churn_objs(void)
+{
+	return min(3 * il.s->objects + 1, (unsigned int)IL_MAX_LIVE);
+}
+
+/*
+ * Three full slabs unfrozen onto the node's full list and a fourth
+ * frozen; every other object freed (the full ones to the node's partial
+ * list under list_lock, this CPU's by the fast path); as many allocated
+ * again as fit in this CPU's slab and half more, so its slab is unfrozen
+ * full and the node's partial slabs are frozen, the first for this CPU,
+ * the others onto its partial list; then everything freed (those on the
+ * partial list are frozen, not this CPU's slab: the lockless remote
+ * free) and the cache shrunk (the flush).
+ */
+static void body_cs_churn(void)
+{
+	unsigned int n = cs_churn_objs(), i, again = 0;
+
+	alloc_n(n);
+	for (i = 0; i < n; i += 2) {
+		if (objs[i])
+			obj_free(il.s, objs[i]);
+		objs[i] = NULL;
+	}
+	for (i = 0; i < n && again < il.s->objects + il.s->objects / 2;
+	     i += 2, again++)
+		objs[i] = obj_alloc(il.s, GFP_KERNEL);
+	free_n(0, n);
+	kmem_cache_shrink(il.s);
+}
+
+/* On the other CPU (the hook off meanwhile: it searches this CPU). */
+#define CS_REMOTE_OBJS (2 * IL_CAP + 1)
+
+static void remote_alloc_batch(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < CS_REMOTE_OBJS; i++)
+		objs[i] = obj_alloc(il.s, GFP_KERNEL);
+}
+
+static void remote_alloc_free_batch(void)
+{
+	alloc_n(CS_REMOTE_OBJS);   /* takes back what this CPU freed */
+	free_n(0, CS_REMOTE_OBJS);
+}
+
+static void remote_free_batch(void)
+{
+	free_n(0, CS_REMOTE_OBJS);
+}
+
+static bool cs_on_other_cpu(void (*fn)(void))
+{
+	bool ran;
+
+	il.in_action = true;
+	ran = il_remote_possible() && il_on_other_cpu(fn);
+	il.in_action = false;
+	return ran;
+}
+
+/*
+ * Remote frees to a frozen slab: the other CPU allocates (its slab is
+ * frozen for it), this one frees them all (each a cmpxchg16b of that
+ * slab's pair, no lock), the other takes them back from its slab
+ * (ALLOC_REFILL) and frees them; then this CPU allocates and the other
+ * frees, and the flush unfreezes both CPUs' slabs.  With one CPU: the
+ * churn above covers the remote free through this CPU's partial list.
+ */
+static void body_cs_remote(void)
+{
+	memset(objs, 0, CS_REMOTE_OBJS * sizeof(objs[0]));
+	if (cs_on_other_cpu(remote_alloc_batch)) {
+		free_n(0, CS_REMOTE_OBJS);
+		cs_on_other_cpu(remote_alloc_free_batch);
+	}
+	alloc_n(CS_REMOTE_OBJS);
+	if (!cs_on_other_cpu(remote_free_batch))
+		free_n(0, CS_REMOTE_OBJS);
+	kmem_cache_shrink(il.s);
+}
+
+/* The bodies above, over a cpu-slab cache: the victims (allocated before
+ * the hook is set) froze a slab for this CPU, which would serve the whole
+ * body by the fast paths; a flush first sends it through the slow ones,
+ * and one after unfreezes what it froze. */
+static void body_cs_bulk(void)
+{
+	kmem_cache_shrink(il.s);
+	body_bulk();
+	kmem_cache_shrink(il.s);
+}
+
+static void body_cs_nolock(void)
+{
+	kmem_cache_shrink(il.s);
+	body_nolock_private();
+	kmem_cache_shrink(il.s);
+}
+
+static void body_cs_nodes(void)
+{
+	kmem_cache_shrink(il.s);
+	body_nodes();
+	kmem_cache_shrink(il.s);
+}
+
 static const struct il_scenario il_scenarios[] = {
 	{ .name = "sheaf_churn", .setup = setup_sheaf_cache, .body = body_sheaf_churn, .teardown = teardown_private },
 	{ .name = "bootstrap", .setup = setup_sheaf_cache, .body = body_bootstrap, .teardown = teardown_private },
@@ -1327,6 +1484,12 @@ static const struct il_scenario il_scenarios[] = {
 	{ .name = "kmalloc", .setup = setup_any_cache, .body = body_kmalloc, .teardown = teardown_nothing },
 	{ .name = "kfree_rcu", .setup = setup_sheaf_cache, .body = body_kfree_rcu, .teardown = teardown_private },
 	{ .name = "nodes", .setup = setup_sheaf_cache, .body = body_nodes, .teardown = teardown_private },
+	{ .name = "cs_churn", .setup = setup_cpu_slab_cache, .body = body_cs_churn, .teardown = teardown_private },
+	{ .name = "cs_remote_frozen", .setup = setup_cpu_slab_cache, .body = body_cs_remote, .teardown = teardown_private },
+	{ .name = "cs_bulk", .setup = setup_cpu_slab_cache, .body = body_cs_bulk, .teardown = teardown_private },
+	{ .name = "cs_nolock", .setup = setup_cpu_slab_cache, .body = body_cs_nolock, .teardown = teardown_private },
+	{ .name = "cs_destroy", .setup = setup_cpu_slab_cache, .body = body_destroy, .teardown = teardown_destroyed },
+	{ .name = "cs_nodes", .setup = setup_cpu_slab_cache, .body = body_cs_nodes, .teardown = teardown_private },
 };
 
 /* ===================================================================== */
@@ -1351,6 +1514,19 @@ static bool cache_holds_sheaves(struct kmem_cache *s)
 	return false;
 }
 
+/* Does any CPU hold frozen slabs of s (a cpu-slab cache)? */
+static bool cache_holds_cpu_slabs(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	if (!cache_has_cpu_slab(s))
+		return false;
+	for_each_possible_cpu(cpu)
+		if (s->cpu_slab[cpu].slab || s->cpu_slab[cpu].nr_partial)
+			return true;
+	return false;
+}
+
 static bool cache_keeps_empty_slabs(struct kmem_cache *s)
 {
 	struct page *slab;
@@ -1367,8 +1543,9 @@ static bool cache_keeps_empty_slabs(struct kmem_cache *s)
  * Everything parked or cached given back, and the free page count:
  * kmem_cache_shrink_all() does the same for every cache, but with three
  * rounds of IPIs each; here only the caches that hold something are
- * flushed (all sheaves first: sheaf arrays live in kmalloc caches), then
- * shrunk.  Runs once between two runs (their after and before are one).
+ * flushed (all sheaves first: sheaf arrays live in kmalloc caches; then
+ * the CPUs' frozen slabs of cpu-slab caches), then shrunk.  Runs once
+ * between two runs (their after and before are one).
  */
 static unsigned long quiesced_free_pages(void)
 {
@@ -1379,6 +1556,9 @@ static unsigned long quiesced_free_pages(void)
 	list_for_each_entry(s, &slab_caches, list)
 		if (cache_holds_sheaves(s))
 			flush_all_sheaves(s);
+	list_for_each_entry(s, &slab_caches, list)
+		if (cache_holds_cpu_slabs(s))
+			flush_all_cpu_slabs(s);
 	list_for_each_entry(s, &slab_caches, list)
 		if (cache_keeps_empty_slabs(s))
 			kmem_cache_shrink(s);
@@ -1497,7 +1677,7 @@ static void il_run(const struct il_scenario *sc, bool dry, enum mm_point p,
 	if (il.given_twice)
 		fail_why(r, "an object was handed out twice");
 	if (il.sheaf_lock_irqs_on)
-		fail_why(r, "a sheaf lock held with IRQs on");
+		fail_why(r, "a sheaf or cpu-slab lock held with IRQs on");
 	if (il.nr_live)
 		fail_why(r, "objects still live after the run (test bug)");
 	if (!torn_down)
@@ -1861,6 +2041,12 @@ IL_SCENARIO_CASE(12, il_pages)
 IL_SCENARIO_CASE(13, il_kmalloc)
 IL_SCENARIO_CASE(14, il_kfree_rcu)
 IL_SCENARIO_CASE(15, il_nodes)
+IL_SCENARIO_CASE(16, il_cs_churn)
+IL_SCENARIO_CASE(17, il_cs_remote_frozen)
+IL_SCENARIO_CASE(18, il_cs_bulk)
+IL_SCENARIO_CASE(19, il_cs_nolock)
+IL_SCENARIO_CASE(20, il_cs_destroy)
+IL_SCENARIO_CASE(21, il_cs_nodes)
 
 /*
  * The points this search aims at.  Three are reached only where no
@@ -1873,8 +2059,22 @@ IL_SCENARIO_CASE(15, il_nodes)
  */
 static bool point_searched(enum mm_point p)
 {
+#ifndef HOST_TEST
+	/* Inside the inline cmpxchg16b fast path: a point of the host build
+	 * only (mm_point_fast()); singlestep_test puts an NMI, an IRQ and
+	 * a flush at each of its instructions instead. */
+	if (p == MM_POINT_CPU_SLAB_FAST)
+		return false;
+#endif
 	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT &&
 	       p != MM_POINT_KFREE_RCU_PARKED;
+}
+
+/* The cpu-slab points (mm/cpu_slab.c): the cs_* scenarios must reach
+ * each one this build has. */
+static bool cpu_slab_point(enum mm_point p)
+{
+	return p >= MM_POINT_CPU_SLAB_FAST && p <= MM_POINT_CPU_SLAB_DETACHED;
 }
 
 /* The figure, and the points no scenario reached. */
@@ -1892,6 +2092,15 @@ static void il_figures(struct kunit *test)
 		unreached++;
 		kunit_info(test, "point %s: reached by no scenario\n",
 			   mm_point_names[p]);
+		/* Skipped scenarios (an earlier failure) reach nothing:
+		 * that failure is the one to report.  A cache traced from
+		 * setup keeps tid odd, so its fast path (the host's
+		 * cpu_slab_fast) never runs in a dry run. */
+		if (cpu_slab_point(p) && !il_damaged_by &&
+		    !(p == MM_POINT_CPU_SLAB_FAST &&
+		      il_trace_suite == IL_TRACE_FROM_SETUP))
+			KUNIT_FAIL(test, "cpu-slab point %s: no cs_* scenario reached it",
+				   mm_point_names[p]);
 	}
 	pr_notice("interleave: %lu (scenario, point, action) triples searched in %lu runs over %u scenarios; %u of %u points reached; %lu failed\n",
 		il_triples, il_runs, (unsigned int)ARRAY_SIZE(il_scenarios),
@@ -1926,6 +2135,12 @@ static void il_figures(struct kunit *test)
 	KUNIT_CASE(il_kmalloc),						\
 	KUNIT_CASE(il_kfree_rcu),					\
 	KUNIT_CASE(il_nodes),						\
+	KUNIT_CASE(il_cs_churn),					\
+	KUNIT_CASE(il_cs_remote_frozen),				\
+	KUNIT_CASE(il_cs_bulk),						\
+	KUNIT_CASE(il_cs_nolock),					\
+	KUNIT_CASE(il_cs_destroy),					\
+	KUNIT_CASE(il_cs_nodes),					\
 	KUNIT_CASE(il_figures)
 
 static struct kunit_case il_cases[] = {

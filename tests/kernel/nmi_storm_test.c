@@ -7,7 +7,8 @@
  * Who does what, during one storm:
  *   - every worker CPU (all but the hammer) runs storm_task_loop() in task
  *     context, IRQs on (on_each_cpu_task(), kernel/cpu_work.c): kmalloc()
- *     of random sizes, a private cache, alloc_pages() of random orders,
+ *     of random sizes, a private cache (with sheaves, SLUB's per-CPU
+ *     slabs or neither: one storm each), alloc_pages() of random orders,
  *     each object patterned with a tag that names its owner, checked
  *     before it is freed; it refills its CPU's prefilled sheaf, hands
  *     objects to other CPUs' NMIs, and sends NMIs to random CPUs;
@@ -153,6 +154,9 @@ struct storm_params {
 	unsigned int share;        /* iters / workers^share for each worker */
 	unsigned int page_slots;   /* page blocks a worker holds at most */
 	bool pressure;             /* buddy nearly exhausted */
+	/* The private cache's per-CPU layer (include/slab.h): auto gives
+	 * sheaves; the kmalloc classes follow the boot's slab_mode=. */
+	enum slab_mode cache_mode;
 };
 
 /* Per CPU; the NMI fields are written only by this CPU's NMIs, the task
@@ -189,6 +193,7 @@ struct storm_cpu {
 static struct storm_cpu storm_cpus[NR_CPUS];
 static const struct storm_params *storm;  /* the running storm */
 static struct kmem_cache *storm_cache;
+static enum slab_mode storm_cache_mode;
 static unsigned int storm_hammer = ~0u;   /* CPU number, or none */
 static unsigned int storm_workers_done;
 static bool storm_armed;
@@ -845,6 +850,10 @@ static void storm_disarm(void)
 
 static void storm_prepare(struct kunit *test, const struct storm_params *p)
 {
+	struct kmem_cache_args args = {
+		.sheaf_capacity = SHEAF_CAPACITY_DEFAULT,
+		.mode = p->cache_mode,
+	};
 	unsigned int cpu;
 
 	memset(storm_cpus, 0, sizeof(storm_cpus));
@@ -854,9 +863,14 @@ static void storm_prepare(struct kunit *test, const struct storm_params *p)
 	storm_sheaf_refill_failures = 0;
 	storm_first_bad_taken = false;
 	storm_hammer = nr_cpu_ids > 1 ? nr_cpu_ids - 1 : ~0u;
-	storm_cache = kmem_cache_create("nmi_storm", STORM_CACHE_SIZE, 0, 0,
-					NULL);
+	storm_cache = kmem_cache_create_args("nmi_storm", STORM_CACHE_SIZE,
+					     &args, 0);
 	KUNIT_ASSERT_NOT_NULL(test, storm_cache);
+	/* The mode asked for (slub_debug= makes every cache "none"). */
+	if (!(storm_cache->flags & SLAB_DEBUG_FLAGS) &&
+	    p->cache_mode != SLAB_MODE_AUTO)
+		KUNIT_EXPECT_EQ(test, kmem_cache_mode(storm_cache), p->cache_mode);
+	storm_cache_mode = kmem_cache_mode(storm_cache);   /* for the summary */
 	for_each_online_cpu(cpu) {
 		struct storm_cpu *c = &storm_cpus[cpu];
 		u64 s = boot_seed ^ ((u64)(cpu + 1) * STORM_GOLDEN) ^
@@ -930,8 +944,11 @@ static void storm_summary(struct storm_totals *t, u64 tsc_start)
 	char role;
 
 	memset(t, 0, sizeof(*t));
-	pr_highlight("nmi_storm: %s storm: %u CPUs, %u iterations a worker, %s, seed %lu (replay: seed=%lu), %lu ms\n",
-		storm->name, nr_cpu_ids, storm_iters(),
+	pr_highlight("nmi_storm: %s storm (private cache %s, kmalloc %s): %u CPUs, %u iterations a worker, %s, seed %lu (replay: seed=%lu), %lu ms\n",
+		storm->name,
+		slab_mode_names[storm_cache_mode],
+		slab_mode_names[kmem_cache_mode(kmalloc_slab(64))],
+		nr_cpu_ids, storm_iters(),
 		storm_hammer == ~0u ? "self-NMIs every iteration" :
 		"hammer = last CPU",
 		(unsigned long)boot_seed, (unsigned long)boot_seed,
@@ -1164,9 +1181,43 @@ static const struct storm_params storm_pressure = {
 	.pressure = true,
 };
 
+/*
+ * The same storm with the private cache in the other two modes (issue
+ * 17): SLUB's per-CPU slabs (task context on its lockless fast paths and
+ * slow path, NMIs freeing its objects with kfree_nolock(): frees to this
+ * CPU's slab, to another CPU's frozen slab, to a slab on a node list
+ * under a tried list_lock), and no per-CPU layer at all.  The kmalloc
+ * classes run in the boot's slab_mode= (make test boots all three).
+ */
+static const struct storm_params storm_cpu_slab = {
+	.name = "allocation",
+	.iters = 48000,
+	.share = 1,
+	.page_slots = 8,
+	.cache_mode = SLAB_MODE_CPU_SLAB,
+};
+
+static const struct storm_params storm_no_layer = {
+	.name = "allocation",
+	.iters = 48000,
+	.share = 1,
+	.page_slots = 8,
+	.cache_mode = SLAB_MODE_NONE,
+};
+
 static void storm_on_every_cpu(struct kunit *test)
 {
 	run_storm(test, &storm_normal);
+}
+
+static void storm_cpu_slab_cache(struct kunit *test)
+{
+	run_storm(test, &storm_cpu_slab);
+}
+
+static void storm_no_layer_cache(struct kunit *test)
+{
+	run_storm(test, &storm_no_layer);
 }
 
 static void storm_under_memory_pressure(struct kunit *test)
@@ -1189,6 +1240,8 @@ static void storm_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case storm_cases[] = {
 	KUNIT_CASE(storm_on_every_cpu),
+	KUNIT_CASE(storm_cpu_slab_cache),
+	KUNIT_CASE(storm_no_layer_cache),
 	KUNIT_CASE(storm_under_memory_pressure),
 	{}
 };

@@ -263,6 +263,37 @@ static void unlock_all_zones(bool pcp, unsigned int me)
 				  &node_zone(i)->lock);
 }
 
+/*
+ * The per-CPU layer's lock of kmalloc's class: the sheaf lock, or in a
+ * cpu-slab boot (slab_mode=cpuslab) the line's lock with tid odd, as
+ * cpu_slab.c's slow path holds it (its fast paths then step aside).
+ */
+static void layer_lock(struct kmem_cache *s, unsigned int me,
+		       unsigned long *flags)
+{
+	if (cache_has_cpu_slab(s)) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[me];
+
+		BUG_ON(!local_trylock_irqsave(&c->lock, *flags));
+		WRITE_ONCE(c->tid, c->tid | 1);
+		return;
+	}
+	BUG_ON(!local_trylock_irqsave(&s->cpu_sheaves[me].lock, *flags));
+}
+
+static void layer_unlock(struct kmem_cache *s, unsigned int me,
+			 unsigned long flags)
+{
+	if (cache_has_cpu_slab(s)) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[me];
+
+		WRITE_ONCE(c->tid, (c->tid | 1) + 1);
+		local_unlock_irqrestore(&c->lock, flags);
+		return;
+	}
+	local_unlock_irqrestore(&s->cpu_sheaves[me].lock, flags);
+}
+
 static void take(struct held *h, struct zone *zone)
 {
 	struct kmem_cache *s = victim_cache();
@@ -283,12 +314,10 @@ static void take(struct held *h, struct zone *zone)
 		spin_lock_irqsave(&n->barn.lock, h->flags);
 		break;
 	case HELD_SHEAF:
-		BUG_ON(!local_trylock_irqsave(&s->cpu_sheaves[me].lock,
-					      h->flags));
+		layer_lock(s, me, &h->flags);
 		break;
 	case HELD_SHEAF_AND_LIST:
-		BUG_ON(!local_trylock_irqsave(&s->cpu_sheaves[me].lock,
-					      h->flags));
+		layer_lock(s, me, &h->flags);
 		spin_lock(&n->list_lock);
 		break;
 	}
@@ -314,11 +343,11 @@ static void release(struct held *h, struct zone *zone)
 		spin_unlock_irqrestore(&n->barn.lock, h->flags);
 		break;
 	case HELD_SHEAF:
-		local_unlock_irqrestore(&s->cpu_sheaves[me].lock, h->flags);
+		layer_unlock(s, me, h->flags);
 		break;
 	case HELD_SHEAF_AND_LIST:
 		spin_unlock(&n->list_lock);
-		local_unlock_irqrestore(&s->cpu_sheaves[me].lock, h->flags);
+		layer_unlock(s, me, h->flags);
 		break;
 	}
 }
@@ -443,8 +472,9 @@ static void barn_lock_held(struct kunit *test)
 
 static void sheaf_lock_held(struct kunit *test)
 {
-	/* The interrupted code is inside kmalloc-64's sheaves: both calls
-	 * go to its slabs. */
+	/* The interrupted code is inside kmalloc-64's sheaves (in a
+	 * cpu-slab boot: inside its slow path, tid odd): both calls go to
+	 * its slabs. */
 	const struct expect e = { .page = true, .object_size = 64,
 				  .fill_sheaves = true };
 
@@ -454,9 +484,14 @@ static void sheaf_lock_held(struct kunit *test)
 static void sheaf_and_list_lock_held(struct kunit *test)
 {
 	/* Nothing of kmalloc-64 can be had: the allocation moves up one
-	 * class (kmalloc-96) and the free is deferred. */
-	const struct expect e = { .page = true, .object_size = 96,
-				  .obj_deferred = true, .fill_sheaves = true };
+	 * class (kmalloc-96) and the free is deferred.  In a cpu-slab boot
+	 * the victim's slab is this CPU's, frozen: its free needs no lock
+	 * (one cmpxchg16b of the slab's pair), so it is not deferred. */
+	const struct expect e = {
+		.page = true, .object_size = 96,
+		.obj_deferred = !cache_has_cpu_slab(victim_cache()),
+		.fill_sheaves = true
+	};
 
 	lock_held_nmi(test, HELD_SHEAF_AND_LIST, &e);
 }
@@ -576,7 +611,8 @@ static void barn_keeps_its_bound_of_empty_sheaves(struct kunit *test)
 	unsigned int i;
 
 	if (!cache_has_sheaves(s))
-		kunit_skip(test, "needs sheaves, and slub_debug= made every cache a debug cache");
+		kunit_skip(test, "needs sheaves: %s is in mode %s (slab_mode=, or slub_debug= made it a debug cache)",
+			   s->name, slab_mode_names[kmem_cache_mode(s)]);
 	/* quiesced_free_pages() flushed it: main is the bootstrap sheaf. */
 	main = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
 	spare = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 0);
@@ -777,8 +813,9 @@ static void busy_sheaf_and_no_memory_says_busy(struct kunit *test)
 }
 
 /*
- * The same answer through kmalloc_nolock(), whose class's sheaf lock is
- * held, so it tries the next class up once: when that class has no memory
+ * The same answer through kmalloc_nolock(), whose class's sheaf lock (in
+ * a cpuslab boot: its cpu-slab line's lock) is held, so it tries the next
+ * class up once: when that class has no memory
  * either, the call still failed because a lock was held (the first
  * class's sheaf may well hold objects), so it counts obj_alloc_busy, not
  * obj_alloc_nomem.  Both classes are emptied first (the buddy dry, every
@@ -809,21 +846,22 @@ static void next_class_up_keeps_the_busy_answer(struct kunit *test)
 {
 	struct kmem_cache *s = kmalloc_slab(BUSY_ASK);
 	unsigned long before = quiesced_free_pages(), flags;
-	local_trylock_t *sheaf_lock;
+	unsigned int me = smp_processor_id();
 	void *chain = NULL, *next;
 	LIST_HEAD(taken);
 	bool ran;
 
-	if (!cache_has_sheaves(s))
-		kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+	/* The sheaf lock, or in a cpuslab boot the line's (layer_lock()). */
+	if (!cache_has_sheaves(s) && !cache_has_cpu_slab(s))
+		kunit_skip(test, "needs a per-CPU layer: %s is in mode %s (slab_mode=, or slub_debug= made it a debug cache)",
+			   s->name, slab_mode_names[kmem_cache_mode(s)]);
 	exhaust_buddy(&taken);
 	chain = take_whole_class(BUSY_ASK, chain);
 	chain = take_whole_class(kmalloc_size_roundup(BUSY_ASK) + 1, chain);
-	sheaf_lock = &s->cpu_sheaves[smp_processor_id()].lock;
 	stats_mark();
-	BUG_ON(!local_trylock_irqsave(sheaf_lock, flags));
+	layer_lock(s, me, &flags);
 	ran = run_in_nmi(kmalloc_nolock_busy_ask);
-	local_unlock_irqrestore(sheaf_lock, flags);
+	layer_unlock(s, me, flags);
 	release_buddy(&taken);
 	for (; chain; chain = next) {
 		next = *(void **)chain;

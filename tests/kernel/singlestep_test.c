@@ -75,6 +75,7 @@
 #include <kernel.h>
 #include <kunit.h>
 #include <mm.h>
+#include <mm_check.h>
 #include <nolock_stats.h>
 #include <rseq.h>
 #include <slab.h>
@@ -159,6 +160,8 @@ static const char *const action_names[] = { "none", "nmi", "irq", "flush" };
 /* Everything one run sets up, and what the action did. */
 struct run_ctx {
 	enum fast_path fp;
+	bool private_cache;          /* kmem_cache_*() on a test cache */
+	bool cpu_slab;               /* a cpu-slab path (cs_paths[fp]) */
 	struct kmem_cache *s;        /* the traced path's cache */
 	size_t size;                 /* its object size */
 	void *pool[POOL_MAX];        /* objects the test holds (NULL: none) */
@@ -170,7 +173,8 @@ struct run_ctx {
 	void *got_object;            /* allocated by the action */
 	struct page *got_page;       /* allocated by the action */
 	bool victims_freed, victim_page_freed;
-	unsigned long sheaf_frees;   /* SHEAF_FREE when the flush started */
+	unsigned long sheaf_frees;   /* SHEAF_FREE (CPUSLAB_FLUSH for a
+				      * cpu-slab path) when the flush started */
 	unsigned long alloc_busy;    /* this CPU's obj_alloc_busy before */
 	struct kmem_cache *tracked[NR_TRACKED_CACHES];
 	long baseline[NR_TRACKED_CACHES]; /* in use by others */
@@ -214,10 +218,17 @@ static void action_nmi(struct run_ctx *c)
 	unsigned int i;
 
 	pc->nmi_nesting++;
-	c->got_object = kmalloc_nolock(c->size, 0, NUMA_NO_NODE);
+	if (c->cpu_slab && c->private_cache) {   /* the same cache */
+		bool busy;
+
+		c->got_object = slab_alloc_nolock(c->s, 0, NUMA_NO_NODE, &busy,
+						  _THIS_IP_);
+	} else {
+		c->got_object = kmalloc_nolock(c->size, 0, NUMA_NO_NODE);
+	}
 	/* kmem_cache_free() in NMI context takes the nolock path itself. */
 	for (i = 0; i < NR_VICTIMS; i++) {
-		if (paths[c->fp].private_cache)
+		if (c->private_cache)
 			kmem_cache_free(c->s, c->victim[i]);
 		else
 			kfree_nolock(c->victim[i]);
@@ -235,7 +246,7 @@ static void action_irq(struct run_ctx *c)
 	unsigned int i;
 
 	pc->irq_nesting++;
-	if (paths[c->fp].private_cache) {
+	if (c->private_cache) {
 		c->got_object = kmem_cache_alloc(c->s, GFP_ATOMIC);
 		for (i = 0; i < NR_VICTIMS; i++)
 			kmem_cache_free(c->s, c->victim[i]);
@@ -286,6 +297,7 @@ static void remote_flush(void *info)
 	pc->irq_nesting--;
 	local_irq_enable();
 	flush_all_sheaves(info);
+	flush_all_cpu_slabs(info);   /* a cpu-slab cache's part */
 	local_irq_disable();
 	pc->irq_nesting++;
 	__atomic_store_n(&flusher_done, true, __ATOMIC_RELEASE);
@@ -310,7 +322,8 @@ static void action_flush(struct run_ctx *c)
 	u64 end;
 
 	__atomic_store_n(&flusher_done, false, __ATOMIC_RELEASE);
-	c->sheaf_frees = slab_stat_sum(c->s, SHEAF_FREE);
+	c->sheaf_frees = slab_stat_sum(c->s, c->cpu_slab ? CPUSLAB_FLUSH :
+							   SHEAF_FREE);
 	local_irq_enable();
 	smp_call_function_single(FLUSHER_CPU, remote_flush, c->s, false);
 	end = test_deadline();
@@ -505,6 +518,26 @@ static bool sum_sheaf(struct kmem_cache *s, struct slab_sheaf *sh, void *arg)
 	return true;
 }
 
+/* A cpu-slab cache: the objects in use of the CPUs' frozen slabs, less
+ * those on their freelists (the other CPUs idle: nothing moves). */
+static long cpu_slab_objects_in_use(struct kmem_cache *s)
+{
+	unsigned int cpu;
+	long inuse = 0;
+
+	for_each_online_cpu(cpu) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+		struct page *slab;
+
+		if (c->slab)
+			inuse += c->slab->inuse;
+		list_for_each_entry(slab, &c->partial, lru)
+			inuse += slab->inuse;
+		inuse -= (long)cpu_slab_objects(s, cpu);
+	}
+	return inuse;
+}
+
 /* Objects of s handed out and not in any sheaf: what its users hold
  * (objects parked on a deferred list count as held: drain first). */
 static long objects_in_use(struct kmem_cache *s)
@@ -520,6 +553,8 @@ static long objects_in_use(struct kmem_cache *s)
 	list_for_each_entry(slab, &n->full, lru)
 		inuse += slab->inuse;
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (cache_has_cpu_slab(s))
+		return inuse + cpu_slab_objects_in_use(s);
 	for_each_sheaf(s, sum_sheaf, &cached);
 	return inuse - cached;
 }
@@ -713,13 +748,13 @@ static const char *check_run(struct run_ctx *c)
 
 static void *path_alloc(struct run_ctx *c)
 {
-	return paths[c->fp].private_cache ? kmem_cache_alloc(c->s, GFP_KERNEL)
+	return c->private_cache ? kmem_cache_alloc(c->s, GFP_KERNEL)
 					  : kmalloc(c->size, GFP_KERNEL);
 }
 
 static void path_free(struct run_ctx *c, void *p)
 {
-	if (paths[c->fp].private_cache)
+	if (c->private_cache)
 		kmem_cache_free(c->s, p);
 	else
 		kfree(p);
@@ -835,6 +870,7 @@ static bool prepare_run(struct run_ctx *c, enum fast_path fp,
 
 	memset(c, 0, sizeof(*c));
 	c->fp = fp;
+	c->private_cache = paths[fp].private_cache;
 	c->s = paths[fp].private_cache ? test_cache
 				       : kmalloc_slab(KMALLOC_PATH_SIZE);
 	c->size = c->s->object_size;
@@ -912,6 +948,34 @@ static bool finish_run(struct run_ctx *c)
 		if (objects_in_use(c->tracked[i]) != c->baseline[i])
 			return false;
 	return true;
+}
+
+/* The sheaf sweeps need the private cache's sheaves; their kmalloc paths
+ * run only where the kmalloc classes have sheaves (slab_mode=sheaf, the
+ * default; the cpu-slab sweeps take them in a cpuslab boot). */
+static bool kmalloc_has_sheaves(void)
+{
+	return cache_has_sheaves(kmalloc_slab(KMALLOC_PATH_SIZE));
+}
+
+static bool path_has_sheaves(enum fast_path fp)
+{
+	return paths[fp].private_cache ? cache_has_sheaves(test_cache)
+				       : kmalloc_has_sheaves();
+}
+
+static void need_sheaves(struct kunit *test, bool kmalloc_too)
+{
+	struct kmem_cache *km = kmalloc_slab(KMALLOC_PATH_SIZE);
+
+	if (!cache_has_sheaves(test_cache))
+		kunit_skip(test, "no sheaves: slub_debug= made every cache a debug cache");
+	if (kmalloc_too && !cache_has_sheaves(km))
+		kunit_skip(test, "kmalloc's inline sheaf paths: %s is in mode %s (slab_mode=)",
+			   km->name, slab_mode_names[kmem_cache_mode(km)]);
+	if (!cache_has_sheaves(km))
+		kunit_info(test, "kmalloc paths left out: %s is in mode %s (the cpu-slab cases take them when it is cpuslab)",
+			   km->name, slab_mode_names[kmem_cache_mode(km)]);
 }
 
 /* ---- sweeping every instruction ---- */
@@ -1096,7 +1160,10 @@ static void sweep_action(struct kunit *test, enum ss_action act)
 	unsigned long before = triples[act];
 	unsigned int fp, st, failed = 0, i;
 
+	need_sheaves(test, false);
 	for (fp = 0; fp < NR_FAST_PATHS; fp++) {
+		if (!path_has_sheaves(fp))
+			continue;
 		for (st = 0; st < NR_MAIN_STATES; st++) {
 			unsigned int n, nr, reported = 0;
 
@@ -1120,6 +1187,424 @@ static void sweep_action(struct kunit *test, enum ss_action act)
 	KUNIT_EXPECT_GT(test, triples[act] - before, 0);
 }
 
+/* ---- the cpu-slab fast paths (mm/cpu_slab.c) ---- */
+
+/*
+ * SLUB's per-CPU slabs have no restartable sequence: cpu_slab_alloc_fast()
+ * and cpu_slab_free_fast() read this CPU's tid, then its freelist head
+ * and slab (and, to pop, the head's free pointer), and commit with one
+ * cmpxchg16b of (freelist, tid).  Anything that lands in between and uses
+ * this CPU's line changes tid, so the commit fails and the path reads
+ * again (CMPXCHG_DOUBLE_CPU_FAIL); nothing sends it back.  The same sweep
+ * as above puts an NMI (slab_alloc_nolock() on the same cache - or
+ * kmalloc_nolock() of the class - and kmem_cache_free()/kfree_nolock() of
+ * two objects of this CPU's slab), an IRQ (the same with the locked API)
+ * and another CPU's flush of the cache (flush_all_cpu_slabs(): its IPI
+ * unfreezes this CPU's slab under the traced code) before every
+ * instruction of each call, on a private cpu-slab cache in every boot and
+ * on kmalloc-64 when slab_mode=cpuslab made the classes cpu-slab ones.
+ * After each run: the result is an object of the cache, no object is
+ * held twice or is also free (on a CPU's freelist or its slab's), the
+ * cache's invariants hold (slab_cache_check(): F1, F2 and the cross
+ * checks), and the objects in use are exactly those the test holds.
+ *
+ * States of this CPU's line when the call starts (enum cs_state):
+ *   warm  its freelist holds a few objects of its slab, and the object a
+ *         free path frees is of that slab: both fast paths commit;
+ *   edge  alloc: one object left on the freelist (the NMI's or IRQ's
+ *         allocation takes it, and the call must not hand it out again);
+ *         free: the freelist empty, the slab still this CPU's.
+ */
+enum cs_path {
+	CS_CACHE_ALLOC,
+	CS_CACHE_FREE,
+	CS_CACHE_ALLOC_NOLOCK,
+	CS_CACHE_FREE_NOLOCK,
+	CS_KMALLOC,
+	CS_KFREE,
+	CS_KMALLOC_NOLOCK,
+	CS_KFREE_NOLOCK,
+	NR_CS_PATHS
+};
+
+static const struct {
+	const char *name;
+	bool alloc;
+	bool private_cache;
+} cs_paths[NR_CS_PATHS] = {
+	[CS_CACHE_ALLOC]        = { "cs:kmem_cache_alloc", true, true },
+	[CS_CACHE_FREE]         = { "cs:kmem_cache_free", false, true },
+	[CS_CACHE_ALLOC_NOLOCK] = { "cs:slab_alloc_nolock", true, true },
+	[CS_CACHE_FREE_NOLOCK]  = { "cs:slab_free_nolock", false, true },
+	[CS_KMALLOC]            = { "cs:kmalloc", true, false },
+	[CS_KFREE]              = { "cs:kfree", false, false },
+	[CS_KMALLOC_NOLOCK]     = { "cs:kmalloc_nolock", true, false },
+	[CS_KFREE_NOLOCK]       = { "cs:kfree_nolock", false, false },
+};
+
+enum cs_state { CS_WARM, CS_EDGE, NR_CS_STATES };
+static const char *const cs_state_names[] = { "warm", "edge" };
+
+#define CS_OBJECT_SIZE   64   /* as kmalloc-64 */
+#define CS_WARM_FREE     4   /* objects on this CPU's freelist, warm */
+#define CS_MINE          (NR_VICTIMS + 1 + CS_WARM_FREE)
+
+static struct kmem_cache *cs_cache;   /* a private cpu-slab cache */
+
+static struct kmem_cache *cs_path_cache(enum cs_path fp)
+{
+	return cs_paths[fp].private_cache ? cs_cache
+					  : kmalloc_slab(KMALLOC_PATH_SIZE);
+}
+
+static bool cs_path_runs(enum cs_path fp)
+{
+	struct kmem_cache *s = cs_path_cache(fp);
+
+	return s && cache_has_cpu_slab(s);
+}
+
+static __noinline void cs_traced_call(struct run_ctx *c)
+{
+	void *ret = NULL;
+	bool busy;
+
+	ss.armed = true;
+	switch ((enum cs_path)c->fp) {
+	case CS_CACHE_ALLOC:
+		trace_flag_set();
+		ret = kmem_cache_alloc(c->s, GFP_KERNEL);
+		trace_flag_clear();
+		break;
+	case CS_CACHE_FREE:
+		trace_flag_set();
+		kmem_cache_free(c->s, c->to_free);
+		trace_flag_clear();
+		break;
+	case CS_CACHE_ALLOC_NOLOCK:
+		trace_flag_set();
+		ret = slab_alloc_nolock(c->s, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
+		trace_flag_clear();
+		break;
+	case CS_CACHE_FREE_NOLOCK:
+		trace_flag_set();
+		slab_free_nolock(c->s, c->to_free, _THIS_IP_);
+		trace_flag_clear();
+		break;
+	case CS_KMALLOC:
+		trace_flag_set();
+		ret = kmalloc(c->size, GFP_KERNEL);
+		trace_flag_clear();
+		break;
+	case CS_KFREE:
+		trace_flag_set();
+		kfree(c->to_free);
+		trace_flag_clear();
+		break;
+	case CS_KMALLOC_NOLOCK:
+		trace_flag_set();
+		ret = kmalloc_nolock(c->size, 0, NUMA_NO_NODE);
+		trace_flag_clear();
+		break;
+	case CS_KFREE_NOLOCK:
+		trace_flag_set();
+		kfree_nolock(c->to_free);
+		trace_flag_clear();
+		break;
+	case NR_CS_PATHS:
+		break;
+	}
+	ss.armed = false;
+	c->result = ret;
+	if (!cs_paths[c->fp].alloc)
+		c->to_free = NULL;
+}
+
+static struct kmem_cache_cpu *cs_line(struct kmem_cache *s)
+{
+	return &s->cpu_slab[smp_processor_id()];
+}
+
+/* Is p free: on a CPU's freelist, or on its slab's own freelist? */
+static bool cs_object_free(struct kmem_cache *s, const void *p)
+{
+	struct page *slab = virt_to_slab(p);
+	unsigned int cpu, n;
+	void *q;
+
+	for_each_online_cpu(cpu) {
+		struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+
+		if (c->slab != slab)
+			continue;
+		for (q = c->freelist, n = 0; q && n <= slab->objects;
+		     q = get_freepointer(s, q), n++)
+			if (q == p)
+				return true;
+	}
+	for (q = slab_freelist(s, slab), n = 0; q && n <= slab->objects;
+	     q = get_freepointer(s, q), n++)
+		if (q == p)
+			return true;
+	return false;
+}
+
+/* Objects of this CPU's slab among the held ones, into mine[]. */
+static unsigned int cs_mine(struct run_ctx *c, unsigned int *mine,
+			    unsigned int max)
+{
+	struct page *slab = cs_line(c->s)->slab;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < c->nr_pool && n < max; i++)
+		if (c->pool[i] && virt_to_slab(c->pool[i]) == slab)
+			mine[n++] = i;
+	return n;
+}
+
+/*
+ * From a flushed cache, allocate until CS_MINE held objects are of this
+ * CPU's slab; then set its freelist's length for the state, and take the
+ * victims and the object to free from those objects.
+ */
+static bool cs_prepare_run(struct run_ctx *c, enum cs_path fp,
+			   enum cs_state st)
+{
+	unsigned int mine[CS_MINE], n, i, want;
+	void *tmp;
+
+	memset(c, 0, sizeof(*c));
+	c->fp = (enum fast_path)fp;
+	c->cpu_slab = true;
+	c->private_cache = cs_paths[fp].private_cache;
+	c->s = cs_path_cache(fp);
+	c->size = c->s->object_size;
+	kmem_cache_shrink(c->s);
+	for (n = 0; c->nr_pool < POOL_MAX && n < CS_MINE; ) {
+		c->pool[c->nr_pool] = path_alloc(c);
+		if (!c->pool[c->nr_pool++])
+			return false;
+		n = cs_mine(c, mine, CS_MINE);
+	}
+	if (n < CS_MINE)
+		return false;
+	/* The freelist's length: warm CS_WARM_FREE or more; edge 1 to
+	 * allocate, 0 to free (taken into the pool, the slab kept). */
+	want = st == CS_WARM ? CS_WARM_FREE : cs_paths[fp].alloc ? 1 : 0;
+	while (cpu_slab_objects(c->s, smp_processor_id()) > want &&
+	       c->nr_pool < POOL_MAX && st == CS_EDGE) {
+		c->pool[c->nr_pool] = path_alloc(c);
+		if (!c->pool[c->nr_pool++])
+			return false;
+	}
+	for (i = CS_MINE; i-- > NR_VICTIMS + 1 &&
+	     cpu_slab_objects(c->s, smp_processor_id()) < want;) {
+		tmp = c->pool[mine[i]];
+		c->pool[mine[i]] = NULL;
+		path_free(c, tmp);
+	}
+	if (cpu_slab_objects(c->s, smp_processor_id()) != want &&
+	    (st == CS_EDGE ||
+	     cpu_slab_objects(c->s, smp_processor_id()) < want))
+		return false;
+	for (i = 0; i < NR_VICTIMS; i++) {
+		c->victim[i] = c->pool[mine[i]];
+		c->pool[mine[i]] = NULL;
+	}
+	if (!cs_paths[fp].alloc) {
+		c->to_free = c->pool[mine[NR_VICTIMS]];
+		c->pool[mine[NR_VICTIMS]] = NULL;
+	}
+	c->victim_page = alloc_pages(GFP_KERNEL, 0);
+	if (!c->victim_page || !wait_for_deferred_frees())
+		return false;
+	c->tracked[0] = c->tracked[1] = c->tracked[2] = c->s;
+	{
+		static void *held[POOL_MAX + 8];
+		unsigned int nh = held_objects(c, held);
+
+		c->baseline[0] = objects_in_use(c->s) - held_in(c->s, held, nh);
+		c->baseline[1] = c->baseline[2] = c->baseline[0];
+	}
+	c->warns = warn_count;
+	c->reports = slab_reports;
+	c->alloc_busy = this_cpu_ptr(nolock_stats)->obj_alloc_busy;
+	return true;
+}
+
+static const char *cs_check_run(struct run_ctx *c)
+{
+	static void *held[POOL_MAX + 8];
+	unsigned int n, i, j;
+
+	if (ss.runaway)
+		return "traced past MAX_TRACED_STEPS";
+	if (ss.unexpected)
+		return "a #DB that was not our single step";
+	if (cs_paths[c->fp].alloc && !object_of(c->s, c->result) &&
+	    !(c->fp == (enum fast_path)CS_KMALLOC_NOLOCK && !c->result &&
+	      ss.action == ACT_FLUSH && ss.acted &&
+	      this_cpu_ptr(nolock_stats)->obj_alloc_busy != c->alloc_busy))
+		return "the call returned no valid object of its cache";
+	if (c->got_object && (!cache_of(c->got_object) ||
+			      !object_of(cache_of(c->got_object), c->got_object)))
+		return "the action got an invalid object";
+	if (warn_count != c->warns)
+		return "a WARN";
+	if (slab_reports != c->reports)
+		return "a slab report";
+	if (!wait_for_deferred_frees())
+		return "deferred frees not drained";
+	n = held_objects(c, held);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (held[i] == held[j])
+				return "one object handed out twice";
+		if (cache_of(held[i]) && cache_has_cpu_slab(cache_of(held[i])) &&
+		    cs_object_free(cache_of(held[i]), held[i]))
+			return "an object in use is also free (on a freelist)";
+	}
+	if (slab_cache_check(c->s))
+		return "slab_cache_check() found broken invariants (above)";
+	if (objects_in_use(c->s) - held_in(c->s, held, n) != c->baseline[0])
+		return "objects in use do not match what the test holds";
+	return NULL;
+}
+
+/* Fast-path commits (ALLOC_FASTPATH or FREE_FASTPATH) of the last
+ * traced call. */
+static unsigned long cs_fast_taken;
+
+static unsigned int cs_run_once(struct kunit *test, enum cs_path fp,
+				enum cs_state st, enum ss_action act,
+				const struct point *pt, unsigned int *reported)
+{
+	const char *bad = NULL;
+	unsigned long fast;
+	char sym[96];
+
+	if (!cs_prepare_run(&run, fp, st)) {
+		KUNIT_FAIL(test, "%s/%s: setup failed", cs_paths[fp].name,
+			   cs_state_names[st]);
+		finish_run(&run);
+		(*reported)++;
+		return 0;
+	}
+	ss.steps = 0;
+	ss.act_rip = pt->rip;
+	ss.act_occ = pt->occ;
+	ss.occ_seen = 0;
+	ss.action = act;
+	ss.ctx = &run;
+	ss.acted = ss.runaway = ss.in_handler = false;
+	ss.unexpected = ss.irqs_off_steps = 0;
+	fast = slab_stat_sum(run.s, cs_paths[fp].alloc ? ALLOC_FASTPATH :
+							  FREE_FASTPATH);
+	cs_traced_call(&run);
+	cs_fast_taken = slab_stat_sum(run.s, cs_paths[fp].alloc ?
+					     ALLOC_FASTPATH :
+					     FREE_FASTPATH) - fast;
+	if (act == ACT_FLUSH && ss.acted && !wait_for_flusher())
+		bad = "the flusher never finished";
+	/* This CPU had a frozen slab (every state has): the flush took it. */
+	if (!bad && act == ACT_FLUSH && ss.acted &&
+	    slab_stat_sum(run.s, CPUSLAB_FLUSH) == run.sheaf_frees)
+		bad = "the flush left this CPU's slab frozen";
+	if (flush_ipi_missed)
+		bad = "the flush IPI never reached this CPU";
+	flush_ipi_missed = false;
+	if (!bad)
+		bad = cs_check_run(&run);
+	if (!bad && !finish_run(&run))
+		bad = "objects in use did not come back after freeing all";
+	if (bad && (*reported)++ < MAX_REPORTS) {
+		kallsyms_format(pt->rip, sym, sizeof(sym));
+		KUNIT_FAIL(test, "%s/%s, %s at step %u (before %s, time %u): %s",
+			   cs_paths[fp].name, cs_state_names[st],
+			   action_names[act], pt->step, pt->occ ? sym : "-",
+			   pt->occ, bad);
+	}
+	if (bad)
+		finish_run(&run);
+	if (pt->occ && ss.acted)
+		triples[act]++;
+	return ss.steps;
+}
+
+/* The steps of a cpu-slab call with no action (ss.rip); 0 on failure.
+ * The call must have committed by its fast path: ALLOC_FASTPATH or
+ * FREE_FASTPATH counted exactly once during it. */
+static unsigned int cs_count_steps(struct kunit *test, enum cs_path fp,
+				   enum cs_state st)
+{
+	unsigned int reported = 0, n, again, tries;
+
+	n = cs_run_once(test, fp, st, ACT_NONE, &no_point, &reported);
+	again = cs_run_once(test, fp, st, ACT_NONE, &no_point, &reported);
+	for (tries = 0; n != again && tries < COUNT_RETRIES; tries++) {
+		n = again;
+		again = cs_run_once(test, fp, st, ACT_NONE, &no_point,
+				    &reported);
+	}
+	if (n != again || !again || again > FAST_PATH_MAX_STEPS || reported) {
+		KUNIT_FAIL(test, "%s/%s: %u then %u steps (expected 1..%u)",
+			   cs_paths[fp].name, cs_state_names[st], n, again,
+			   FAST_PATH_MAX_STEPS);
+		return 0;
+	}
+	if (cs_fast_taken != 1) {
+		KUNIT_FAIL(test, "%s/%s: the traced call did not take the fast path",
+			   cs_paths[fp].name, cs_state_names[st]);
+		return 0;
+	}
+	return again;
+}
+
+static void cs_sweep_action(struct kunit *test, enum ss_action act)
+{
+	unsigned long before = triples[act], retries = 0;
+	unsigned int fp, st, failed = 0, i, ran = 0;
+
+	if (!cs_path_runs(CS_CACHE_ALLOC) && !cs_path_runs(CS_KMALLOC))
+		kunit_skip(test, "no cpu-slab cache: slub_debug= made every cache a debug cache");
+
+	for (fp = 0; fp < NR_CS_PATHS; fp++) {
+		struct kmem_cache *s;
+		unsigned long cpu_fail;
+
+		if (!cs_path_runs(fp))
+			continue;
+		s = cs_path_cache(fp);
+		cpu_fail = slab_stat_sum(s, CMPXCHG_DOUBLE_CPU_FAIL);
+		ran++;
+		for (st = 0; st < NR_CS_STATES; st++) {
+			unsigned int n, nr, reported = 0;
+
+			n = cs_count_steps(test, fp, st);
+			nr = n ? choose_points(n) : 0;
+			for (i = 0; i < nr; i++)
+				cs_run_once(test, fp, st, act, &points[i],
+					    &reported);
+			if (reported)
+				kunit_info(test, "%s/%s: %u of %u points failed with action %s",
+					   cs_paths[fp].name, cs_state_names[st],
+					   reported, nr, action_names[act]);
+			failed += reported;
+		}
+		/* Some action landed between the reads and the commit, and
+		 * the commit failed and read again. */
+		retries += slab_stat_sum(s, CMPXCHG_DOUBLE_CPU_FAIL) - cpu_fail;
+		if (act != ACT_NONE &&
+		    slab_stat_sum(s, CMPXCHG_DOUBLE_CPU_FAIL) == cpu_fail)
+			KUNIT_FAIL(test, "%s: no %s made the cmpxchg16b fail and retry",
+				   cs_paths[fp].name, action_names[act]);
+	}
+	kunit_info(test, "cpu slab, action %s: %u paths, %lu (path, instruction, action) triples run, %lu cmpxchg16b retries, %u failed",
+		   action_names[act], ran, triples[act] - before, retries,
+		   failed);
+	KUNIT_EXPECT_GT(test, triples[act] - before, 0);
+}
+
 /* ---- cases ---- */
 
 static unsigned long quiesced_free_pages(void)
@@ -1131,11 +1616,10 @@ static unsigned long quiesced_free_pages(void)
 
 static unsigned long pages_before;
 
+/* Before anything can skip: the exit compares with it. */
 static int singlestep_init(struct kunit *test)
 {
-	if (!cache_has_sheaves(kmalloc_slab(KMALLOC_PATH_SIZE)) ||
-	    !cache_has_sheaves(test_cache))
-		kunit_skip(test, "no sheaves (slub_debug=?)");
+	(void)test;
 	pages_before = quiesced_free_pages();
 	return 0;
 }
@@ -1193,7 +1677,10 @@ static void singlestep_count(struct kunit *test)
 {
 	unsigned int fp, st, n;
 
+	need_sheaves(test, false);
 	for (fp = 0; fp < NR_FAST_PATHS; fp++) {
+		if (!path_has_sheaves(fp))
+			continue;
 		for (st = 0; st < NR_MAIN_STATES; st++) {
 			if (!state_runs_here(st, ACT_NONE))
 				continue;
@@ -1221,10 +1708,35 @@ static void singlestep_irq(struct kunit *test)
 	sweep_action(test, ACT_IRQ);
 }
 
+static bool flusher_online(void)
+{
+	return nr_cpu_ids > FLUSHER_CPU &&
+	       READ_ONCE(percpu_areas[FLUSHER_CPU].online);
+}
+
+static void singlestep_cpu_slab_nmi(struct kunit *test)
+{
+	cs_sweep_action(test, ACT_NMI);
+}
+
+static void singlestep_cpu_slab_irq(struct kunit *test)
+{
+	cs_sweep_action(test, ACT_IRQ);
+}
+
+static void singlestep_cpu_slab_flush(struct kunit *test)
+{
+	if (!flusher_online())
+		kunit_skip(test, "a remote flush needs a second CPU");
+	call_ipi_handler = get_irq_handler(CALL_FUNCTION_SINGLE_VECTOR);
+	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, counting_call_ipi);
+	cs_sweep_action(test, ACT_FLUSH);
+	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, call_ipi_handler);
+}
+
 static void singlestep_flush(struct kunit *test)
 {
-	if (nr_cpu_ids <= FLUSHER_CPU ||
-	    !READ_ONCE(percpu_areas[FLUSHER_CPU].online))
+	if (!flusher_online())
 		kunit_skip(test, "a remote flush needs a second CPU");
 	call_ipi_handler = get_irq_handler(CALL_FUNCTION_SINGLE_VECTOR);
 	set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, counting_call_ipi);
@@ -1247,6 +1759,7 @@ static void singlestep_rseq(struct kunit *test)
 	unsigned long nr = __stop_rseq_table - __start_rseq_table;
 	unsigned long insns = 0, nmi = 0, irq = 0, i;
 
+	need_sheaves(test, true);   /* kmalloc's sequences run only then */
 	KUNIT_ASSERT_GT(test, nr, 0);
 	KUNIT_ASSERT_LE(test, nr, RSEQ_TRACE_MAX_SEQS);
 	for (i = 0; i < nr; i++) {
@@ -1325,6 +1838,7 @@ static void singlestep_real_irq_entry(struct kunit *test)
 	unsigned long insns = 1;   /* the pop's length, once the first run
 				    * has found its table entry */
 
+	need_sheaves(test, true);
 	set_irq_handler(REAL_ENTRY_VECTOR, real_entry_irq);
 	debug_exception_handler = real_entry_db;
 	for (k = 0; k < insns; k++) {
@@ -1412,9 +1926,13 @@ static int singlestep_suite_init(struct kunit_suite *suite)
 		.sheaf_capacity = CACHE_SHEAF_CAPACITY,
 	};
 
+	struct kmem_cache_args cs_args = { .mode = SLAB_MODE_CPU_SLAB };
+
 	test_cache = kmem_cache_create_args("singlestep", CACHE_OBJECT_SIZE,
 					    &args, SLAB_TEST_SHEAF_CAPACITY);
-	if (!test_cache)
+	cs_cache = kmem_cache_create_args("singlestep_cs", CS_OBJECT_SIZE,
+					  &cs_args, 0);
+	if (!test_cache || !cs_cache)
 		return -1;
 	debug_exception_handler = singlestep_db_handler;
 	return 0;
@@ -1425,7 +1943,8 @@ static void singlestep_suite_exit(struct kunit_suite *suite)
 	(void)suite;
 	debug_exception_handler = NULL;
 	kmem_cache_destroy(test_cache);
-	test_cache = NULL;
+	kmem_cache_destroy(cs_cache);
+	test_cache = cs_cache = NULL;
 }
 
 static struct kunit_case singlestep_cases[] = {
@@ -1434,6 +1953,9 @@ static struct kunit_case singlestep_cases[] = {
 	KUNIT_CASE(singlestep_nmi),
 	KUNIT_CASE(singlestep_irq),
 	KUNIT_CASE(singlestep_flush),
+	KUNIT_CASE(singlestep_cpu_slab_nmi),
+	KUNIT_CASE(singlestep_cpu_slab_irq),
+	KUNIT_CASE(singlestep_cpu_slab_flush),
 	KUNIT_CASE(singlestep_rseq),
 	KUNIT_CASE(singlestep_real_irq_entry),
 	KUNIT_CASE(kunit_assert_in_the_db_handler_does_not_leave_it),

@@ -794,7 +794,8 @@ static void kmalloc_sheaf_capacities_follow_the_slot_size(struct kunit *test)
 
 		KUNIT_ASSERT_NOT_NULL(test, s);
 		if (!cache_has_sheaves(s))
-			kunit_skip(test, "slub_debug= is on: caches have no sheaves");
+			kunit_skip(test, "needs sheaves: %s is in mode %s (slab_mode=, or slub_debug= made it a debug cache)",
+				   s->name, slab_mode_names[kmem_cache_mode(s)]);
 		KUNIT_EXPECT_EQ(test, s->size, want[i].size);
 		KUNIT_EXPECT_EQ(test, s->sheaf_capacity, want[i].capacity);
 	}
