@@ -617,6 +617,8 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		tid = READ_ONCE(c->tid);
 		barrier();   /* tid first: a change after it fails the commit */
 		object = READ_ONCE(c->freelist);
+		/* Two loads: an interrupt may change both between them. */
+		mm_point_fast(MM_POINT_CPU_SLAB_FAST_HEAD, s);
 		slab = READ_ONCE(c->slab);
 		if (unlikely((tid & TID_BUSY) || !object))
 			return NULL;
