@@ -25,7 +25,8 @@
  * empty slab's fate; the CPU partial list filled from the node, exactly
  * cpu_partial_slabs long, and used; NMIs that find the line's lock or
  * list_lock held (busy answers, deferred frees); the interrupt between the
- * fast path's reads (a flush IPI there); shrink and destroy leaving
+ * fast path's reads and inside the free fast path (a flush IPI there);
+ * shrink and destroy leaving
  * nothing frozen on any CPU; the kmalloc classes in this mode with
  * kmalloc_nolock()/kfree_nolock() from NMIs; the trace gate; and
  * mm_check's F1/F2 firing on planted damage.  (A request for another
@@ -766,6 +767,43 @@ static void flush_between_fast_path_reads(struct kunit *test)
 	destroy_cache(test);
 }
 
+/*
+ * The same IPI inside the free fast path, after it linked the object to
+ * the head it read and before its commit: the commit fails (tid moved),
+ * the retry finds the slab no longer this CPU's and frees slow, to the
+ * slab now unfrozen on the node.  The link the failed try left in the
+ * object must be gone by then, or the slow path's double-free check reads
+ * it as "already free" and refuses a good free.
+ */
+static void flush_inside_free_fast_path(struct kunit *test)
+{
+	struct page *slab;
+
+	make_cache(test, 0);
+	obj[0] = alloc_on(0);
+	obj[1] = alloc_on(0);
+	KUNIT_ASSERT_NOT_NULL(test, obj[0]);
+	KUNIT_ASSERT_NOT_NULL(test, obj[1]);
+	slab = line(0)->slab;
+	steps_mark();
+	nmi_point = MM_POINT_CPU_SLAB_FAST;
+	nmi_runs = 0;
+	nmi_action = flush_ipi_here;
+	action_is_irq = true;
+	mm_point_hook = nmi_at_point;
+	kmem_cache_free(cs, obj[1]);
+	mm_point_hook = NULL;
+	action_is_irq = false;
+	KUNIT_ASSERT_EQ(test, nmi_runs, 1);
+	EXPECT_STEPS(test, { CPUSLAB_FLUSH, 1 }, { DEACTIVATE_PARTIAL, 1 },
+		     { CMPXCHG_DOUBLE_CPU_FAIL, 1 }, { FREE_SLOWPATH, 1 });
+	KUNIT_EXPECT_EQ(test, slab->frozen, 0);
+	KUNIT_EXPECT_EQ(test, slab->inuse, 1);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+	kmem_cache_free(cs, obj[0]);
+	destroy_cache(test);
+}
+
 /* ===================================================================== */
 /* Shrink and destroy leave nothing frozen                               */
 /* ===================================================================== */
@@ -1101,6 +1139,7 @@ static struct kunit_case cpu_slab_cases[] = {
 	KUNIT_CASE(nmi_while_unfreeze_holds_list_lock),
 	KUNIT_CASE(nmi_with_list_lock_held_is_busy),
 	KUNIT_CASE(flush_between_fast_path_reads),
+	KUNIT_CASE(flush_inside_free_fast_path),
 	KUNIT_CASE(shrink_and_destroy_leave_nothing_frozen),
 	KUNIT_CASE(traced_cache_goes_slow),
 	KUNIT_CASE(checker_finds_planted_damage),

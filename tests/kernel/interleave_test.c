@@ -683,6 +683,7 @@ static struct kmem_cache *il_flush_cache;
 static void remote_trace_flush(void)
 {
 	flush_all_sheaves(il_flush_cache);
+	flush_all_cpu_slabs(il_flush_cache);   /* tid parity (cpu_slab.c) */
 }
 
 /* The flush IPI of the flip: where this CPU can take it. */
@@ -720,8 +721,10 @@ static void il_run_pending_flush(void)
 	if (il.flip_target == il.dying)
 		return;   /* its destruction flushed it; it is gone now */
 	il_flush_cache = il.flip_target;
-	if (!il_remote_possible() || !il_on_other_cpu(remote_trace_flush))
+	if (!il_remote_possible() || !il_on_other_cpu(remote_trace_flush)) {
 		flush_all_sheaves(il.flip_target);
+		flush_all_cpu_slabs(il.flip_target);
+	}
 }
 
 static bool run_action(enum il_action a, void *arg)
@@ -1310,6 +1313,51 @@ static void body_kfree_rcu(void)
 	free_n(0, 2 * IL_CAP);
 }
 
+/*
+ * SLUB's per-CPU slabs (mm/cpu_slab.c): a cpu-slab cache through every
+ * step of a frozen slab's life.  Slabs fill and are unfrozen full; half
+ * their objects come back (frees under list_lock to unfrozen slabs, fast
+ * frees to this CPU's slab); the next allocations freeze a slab of the
+ * node's partial list and more onto this CPU's partial list; frees to
+ * those frozen slabs go onto their own freelists by cmpxchg16b, which the
+ * allocations then take whole; a shrink unfreezes everything.  The host
+ * build has points inside the fast paths too (between the reads and the
+ * cmpxchg16b), where an NMI, IRQ, flush IPI or another CPU then lands.
+ */
+#define IL_CPU_SLAB_SIZE 64
+#define IL_CPU_SLAB_OBJS (3 * (PAGE_SIZE / IL_CPU_SLAB_SIZE) + 8)
+
+static bool setup_cpu_slab_cache(void)
+{
+	struct kmem_cache_args args = { .mode = SLAB_MODE_CPU_SLAB };
+
+	il.s = il.filter = kmem_cache_create_args("il_cpu_slab",
+						  IL_CPU_SLAB_SIZE, &args, 0);
+	return il.s;
+}
+
+static void body_cpu_slab(void)
+{
+	unsigned int i, n = IL_CPU_SLAB_OBJS;
+
+	alloc_n(n);
+	for (i = 0; i < n; i += 2) {
+		if (objs[i])
+			obj_free(il.s, objs[i]);
+		objs[i] = NULL;
+	}
+	for (i = 0; i < n; i += 2)
+		objs[i] = obj_alloc(il.s, GFP_KERNEL);
+	for (i = 1; i < n; i += 2)
+		if (objs[i])
+			obj_free(il.s, objs[i]);
+	for (i = 1; i < n; i += 2)
+		objs[i] = obj_alloc(il.s, GFP_KERNEL);
+	kmem_cache_shrink(il.s);
+	free_n(0, n);
+	kmem_cache_shrink(il.s);
+}
+
 static const struct il_scenario il_scenarios[] = {
 	{ .name = "sheaf_churn", .setup = setup_sheaf_cache, .body = body_sheaf_churn, .teardown = teardown_private },
 	{ .name = "bootstrap", .setup = setup_sheaf_cache, .body = body_bootstrap, .teardown = teardown_private },
@@ -1327,6 +1375,11 @@ static const struct il_scenario il_scenarios[] = {
 	{ .name = "kmalloc", .setup = setup_any_cache, .body = body_kmalloc, .teardown = teardown_nothing },
 	{ .name = "kfree_rcu", .setup = setup_sheaf_cache, .body = body_kfree_rcu, .teardown = teardown_private },
 	{ .name = "nodes", .setup = setup_sheaf_cache, .body = body_nodes, .teardown = teardown_private },
+	{ .name = "cpu_slab_churn", .setup = setup_cpu_slab_cache, .body = body_cpu_slab, .teardown = teardown_private },
+	{ .name = "cpu_slab_nolock", .setup = setup_cpu_slab_cache, .body = body_nolock_private, .teardown = teardown_private },
+	{ .name = "cpu_slab_bulk", .setup = setup_cpu_slab_cache, .body = body_bulk, .teardown = teardown_private },
+	{ .name = "cpu_slab_destroy", .setup = setup_cpu_slab_cache, .body = body_destroy, .teardown = teardown_destroyed },
+	{ .name = "cpu_slab_nodes", .setup = setup_cpu_slab_cache, .body = body_nodes, .teardown = teardown_private },
 };
 
 /* ===================================================================== */
@@ -1347,6 +1400,19 @@ static bool cache_holds_sheaves(struct kmem_cache *s)
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		if (get_node(s, nid)->barn.nr_full ||
 		    get_node(s, nid)->barn.nr_empty)
+			return true;
+	return false;
+}
+
+/* Does a CPU hold a frozen slab of s (cpu-slab mode)?  Quiescent. */
+static bool cache_holds_cpu_slabs(struct kmem_cache *s)
+{
+	unsigned int cpu;
+
+	if (!cache_has_cpu_slab(s))
+		return false;
+	for_each_possible_cpu(cpu)
+		if (s->cpu_slab[cpu].slab || s->cpu_slab[cpu].nr_partial)
 			return true;
 	return false;
 }
@@ -1376,9 +1442,12 @@ static unsigned long quiesced_free_pages(void)
 
 	il_run_irq_work_everywhere();
 	slab_deferred_flush_all();
-	list_for_each_entry(s, &slab_caches, list)
+	list_for_each_entry(s, &slab_caches, list) {
 		if (cache_holds_sheaves(s))
 			flush_all_sheaves(s);
+		if (cache_holds_cpu_slabs(s))
+			flush_all_cpu_slabs(s);
+	}
 	list_for_each_entry(s, &slab_caches, list)
 		if (cache_keeps_empty_slabs(s))
 			kmem_cache_shrink(s);
@@ -1861,6 +1930,11 @@ IL_SCENARIO_CASE(12, il_pages)
 IL_SCENARIO_CASE(13, il_kmalloc)
 IL_SCENARIO_CASE(14, il_kfree_rcu)
 IL_SCENARIO_CASE(15, il_nodes)
+IL_SCENARIO_CASE(16, il_cpu_slab_churn)
+IL_SCENARIO_CASE(17, il_cpu_slab_nolock)
+IL_SCENARIO_CASE(18, il_cpu_slab_bulk)
+IL_SCENARIO_CASE(19, il_cpu_slab_destroy)
+IL_SCENARIO_CASE(20, il_cpu_slab_nodes)
 
 /*
  * The points this search aims at.  Three are reached only where no
@@ -1869,10 +1943,16 @@ IL_SCENARIO_CASE(15, il_nodes)
  * it), kmalloc_init once at boot (sheaf_test sends an NMI there), and
  * kfree_rcu_parked, a kfree_rcu_nolock() in an NMI over a held sheaf lock,
  * whose object then waits for irq_work and a grace period, past the
- * run's checks (slab_rcu and slab_rcu_host provoke it).
+ * run's checks (slab_rcu and slab_rcu_host provoke it).  The two points
+ * inside the cpu slab fast paths exist only in the host build.
  */
 static bool point_searched(enum mm_point p)
 {
+#ifndef MM_POINTS_FAST
+	/* The cpu slab fast paths' points exist in the host build only. */
+	if (p == MM_POINT_CPU_SLAB_FAST || p == MM_POINT_CPU_SLAB_FAST_HEAD)
+		return false;
+#endif
 	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT &&
 	       p != MM_POINT_KFREE_RCU_PARKED;
 }
@@ -1926,6 +2006,11 @@ static void il_figures(struct kunit *test)
 	KUNIT_CASE(il_kmalloc),						\
 	KUNIT_CASE(il_kfree_rcu),					\
 	KUNIT_CASE(il_nodes),						\
+	KUNIT_CASE(il_cpu_slab_churn),					\
+	KUNIT_CASE(il_cpu_slab_nolock),					\
+	KUNIT_CASE(il_cpu_slab_bulk),					\
+	KUNIT_CASE(il_cpu_slab_destroy),				\
+	KUNIT_CASE(il_cpu_slab_nodes),					\
 	KUNIT_CASE(il_figures)
 
 static struct kunit_case il_cases[] = {
