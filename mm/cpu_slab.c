@@ -130,7 +130,40 @@ static __always_inline bool cpu_pair_cmpxchg(struct kmem_cache_cpu *c,
 	return ok;
 }
 
-/* A slab's (freelist, counters), which every CPU may change: locked. */
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+
+/*
+ * A slab's (freelist, counters), which every CPU may change: locked.
+ *
+ * ThreadSanitizer (the host's threaded stress, tests/host/stress) cannot
+ * see inside inline assembly, so it would miss the ordering this
+ * instruction gives: a remote free writes the object's link, then pushes
+ * it with this cmpxchg16b; the owner takes the chain with another and
+ * then reads the links.  Built for TSan, the same compare-and-exchange is
+ * TSan's own 16-byte atomic (sequentially consistent, as a lock prefix
+ * is), which it models; every other build keeps the instruction.
+ */
+#if __has_feature(thread_sanitizer) || defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface_atomic.h>
+
+static __always_inline bool slab_pair_cmpxchg(struct page *slab,
+					      unsigned long old_freelist,
+					      unsigned long old_counters,
+					      unsigned long new_freelist,
+					      unsigned long new_counters)
+{
+	__tsan_atomic128 old = ((__tsan_atomic128)old_counters << 64) |
+			       old_freelist;
+	__tsan_atomic128 new = ((__tsan_atomic128)new_counters << 64) |
+			       new_freelist;
+
+	return __tsan_atomic128_compare_exchange_strong(
+		(volatile __tsan_atomic128 *)&slab->freelist, &old, new,
+		__tsan_memory_order_seq_cst, __tsan_memory_order_seq_cst);
+}
+#else
 static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 					      unsigned long old_freelist,
 					      unsigned long old_counters,
@@ -148,6 +181,7 @@ static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 			     : "memory");
 	return ok;
 }
+#endif
 
 /* A copy of a slab's counters, to change and compare-exchange. */
 union slab_counters {
