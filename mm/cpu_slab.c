@@ -109,6 +109,10 @@
 /* The two 16-byte compare-and-exchanges                                   */
 /* ---------------------------------------------------------------------- */
 
+/* The 16 bytes a cmpxchg16b names as its memory operand: may_alias, since
+ * they are really two words of a struct (gcc -O2 -Wstrict-aliasing). */
+typedef __int128 __attribute__((may_alias)) pair_bytes;
+
 /*
  * This CPU's (freelist, tid): no lock prefix, since only this CPU writes
  * the line, and an interrupt sees the instruction whole or not at all.
@@ -123,7 +127,7 @@ static __always_inline bool cpu_pair_cmpxchg(struct kmem_cache_cpu *c,
 	bool ok;
 
 	__asm__ __volatile__("cmpxchg16b %[pair]"
-			     : "=@ccz"(ok), [pair] "+m"(*(__int128 *)c),
+			     : "=@ccz"(ok), [pair] "+m"(*(pair_bytes *)c),
 			       "+a"(lo), "+d"(hi)
 			     : "b"((unsigned long)new_head), "c"(new_tid)
 			     : "memory");
@@ -175,7 +179,7 @@ static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 
 	__asm__ __volatile__("lock cmpxchg16b %[pair]"
 			     : "=@ccz"(ok),
-			       [pair] "+m"(*(__int128 *)&slab->freelist),
+			       [pair] "+m"(*(pair_bytes *)&slab->freelist),
 			       "+a"(lo), "+d"(hi)
 			     : "b"(new_freelist), "c"(new_counters)
 			     : "memory");
