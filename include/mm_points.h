@@ -69,6 +69,8 @@ enum mm_point {
 	MM_POINT_SLAB_NEW_NOLOCK,       /* any context: the same, list_lock untried */
 	MM_POINT_SLAB_DISCARD_UNLOCKED, /* empty slabs unlinked, not yet freed */
 	MM_POINT_SLAB_FREE_NOLOCK,      /* kfree_nolock: sheaves refused, list next */
+	MM_POINT_CPU_SLAB_FAST_HEAD,    /* cpu slab alloc fast path: head read,
+					   slab not yet (host test build) */
 	MM_POINT_CPU_SLAB_FAST,         /* cpu slab fast path: pair read, no
 					   cmpxchg16b yet (host test build) */
 	MM_POINT_CPU_SLAB_LOCKED,       /* cpu slab slow path: lock held, tid odd */

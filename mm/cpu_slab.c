@@ -113,6 +113,10 @@
 /* The two 16-byte compare-and-exchanges                                   */
 /* ---------------------------------------------------------------------- */
 
+/* The 16 bytes a cmpxchg16b names as its memory operand: may_alias, since
+ * they are really two words of a struct (gcc -O2 -Wstrict-aliasing). */
+typedef __int128 __attribute__((may_alias)) pair_bytes;
+
 /*
  * This CPU's (freelist, tid): no lock prefix, since only this CPU writes
  * the line, and an interrupt sees the instruction whole or not at all.
@@ -127,33 +131,65 @@ static __always_inline bool cpu_pair_cmpxchg(struct kmem_cache_cpu *c,
 	bool ok;
 
 	__asm__ __volatile__("cmpxchg16b %[pair]"
-			     : "=@ccz"(ok), [pair] "+m"(*(__int128 *)c),
+			     : "=@ccz"(ok), [pair] "+m"(*(pair_bytes *)c),
 			       "+a"(lo), "+d"(hi)
 			     : "b"((unsigned long)new_head), "c"(new_tid)
 			     : "memory");
 	return ok;
 }
 
-/* A slab's (freelist, counters), which every CPU may change: locked. */
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+
+/*
+ * A slab's (freelist, counters), which every CPU may change: locked.
+ *
+ * ThreadSanitizer (the host's threaded stress, tests/host/stress) cannot
+ * see inside inline assembly, so it would miss the ordering this
+ * instruction gives: a remote free writes the object's link, then pushes
+ * it with this cmpxchg16b; the owner takes the chain with another and
+ * then reads the links.  Built for TSan, the same compare-and-exchange is
+ * TSan's own 16-byte atomic (sequentially consistent, as a lock prefix
+ * is), which it models; every other build keeps the instruction.
+ */
+#if __has_feature(thread_sanitizer) || defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface_atomic.h>
+
 static __always_inline bool slab_pair_cmpxchg(struct page *slab,
 					      unsigned long old_freelist,
 					      unsigned long old_counters,
 					      unsigned long new_freelist,
 					      unsigned long new_counters)
 {
-	/* Through void *: -O2 without -fno-strict-aliasing (the host
-	 * benchmark's build) warns at a cast of &slab->freelist itself. */
-	__int128 *pair = (void *)&slab->freelist;
+	__tsan_atomic128 old = ((__tsan_atomic128)old_counters << 64) |
+			       old_freelist;
+	__tsan_atomic128 new = ((__tsan_atomic128)new_counters << 64) |
+			       new_freelist;
+
+	return __tsan_atomic128_compare_exchange_strong(
+		(volatile __tsan_atomic128 *)&slab->freelist, &old, new,
+		__tsan_memory_order_seq_cst, __tsan_memory_order_seq_cst);
+}
+#else
+static __always_inline bool slab_pair_cmpxchg(struct page *slab,
+					      unsigned long old_freelist,
+					      unsigned long old_counters,
+					      unsigned long new_freelist,
+					      unsigned long new_counters)
+{
 	unsigned long lo = old_freelist, hi = old_counters;
 	bool ok;
 
 	__asm__ __volatile__("lock cmpxchg16b %[pair]"
-			     : "=@ccz"(ok), [pair] "+m"(*pair),
+			     : "=@ccz"(ok),
+			       [pair] "+m"(*(pair_bytes *)&slab->freelist),
 			       "+a"(lo), "+d"(hi)
 			     : "b"(new_freelist), "c"(new_counters)
 			     : "memory");
 	return ok;
 }
+#endif
 
 /* A copy of a slab's counters, to change and compare-exchange. */
 union slab_counters {
@@ -639,6 +675,8 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		tid = READ_ONCE(c->tid);
 		barrier();   /* tid first: a change after it fails the commit */
 		object = READ_ONCE(c->freelist);
+		/* Two loads: an interrupt may change both between them. */
+		mm_point_fast(MM_POINT_CPU_SLAB_FAST_HEAD, s);
 		slab = READ_ONCE(c->slab);
 		/* A flush IPI between the two reads leaves an object and no
 		 * slab (then the commit would fail; go slow instead of

@@ -32,6 +32,7 @@ const char *const mm_point_names[NR_MM_POINTS] = {
 	[MM_POINT_SLAB_NEW_NOLOCK] = "slab_new_nolock",
 	[MM_POINT_SLAB_DISCARD_UNLOCKED] = "slab_discard_unlocked",
 	[MM_POINT_SLAB_FREE_NOLOCK] = "slab_free_nolock",
+	[MM_POINT_CPU_SLAB_FAST_HEAD] = "cpu_slab_fast_head",
 	[MM_POINT_CPU_SLAB_FAST] = "cpu_slab_fast",
 	[MM_POINT_CPU_SLAB_LOCKED] = "cpu_slab_locked",
 	[MM_POINT_CPU_SLAB_FROZEN_READ] = "cpu_slab_frozen_read",

@@ -344,6 +344,12 @@ static int setup_cache(struct kmem_cache *s, const char *name,
 		n->nr_partial = n->nr_slabs = n->nr_frozen = 0;
 	}
 	s->mode = args->mode;
+#ifdef HOST_TEST
+	if (s->mode == SLAB_MODE_AUTO && slab_host_default_mode &&
+	    args->sheaf_capacity == SHEAF_CAPACITY_DEFAULT &&
+	    !(flags & SLAB_TEST_SHEAF_CAPACITY))
+		s->mode = slab_host_default_mode;
+#endif
 	if (s->mode == SLAB_MODE_AUTO)
 		s->mode = args->sheaf_capacity ? SLAB_MODE_SHEAVES :
 						 SLAB_MODE_NONE;
@@ -537,6 +543,15 @@ void kmem_cache_shrink_all(void)
 }
 
 #ifdef HOST_TEST
+/*
+ * Host tests ($SLAB_MODE, tests/host/test_mm_slab.c): the mode of every
+ * cache that names none and takes the default sheaf capacity (what
+ * kmem_cache_create() asks), so the suites of generic slab behaviour run
+ * over each mode.  Caches that chose a mode or a capacity keep it.
+ * SLAB_MODE_AUTO (the default): no change.
+ */
+enum slab_mode slab_host_default_mode;
+
 /* Host tests: forget every cache before the test frees its arena. */
 void slab_host_reset(void)
 {

@@ -1123,6 +1123,7 @@ unsigned long slab_stat_sum(struct kmem_cache *s, enum slab_stat_item i);
 void kmem_cache_shrink_all(void);
 #ifdef HOST_TEST
 void slab_host_reset(void);
+extern enum slab_mode slab_host_default_mode;
 #endif
 
 /* ---- slab_rcu.c: kfree_rcu() and the RCU barriers ---- */

@@ -13,7 +13,8 @@ first that fails:
      machine, for the kernel/rcu.c mutants);
   2. mm_tests, every case (tests/host/test_mm_*.c under ASan and UBSan:
      the unit tests, the interleaving search, the invariant checker);
-  3. mm_tests under each slub_debug= of the debug matrix;
+  3. mm_tests under each slub_debug= of the debug matrix, then under
+     each $SLAB_MODE of the mode matrix (cpuslab, none);
   4. stress_threads (real threads, signals as NMIs; ASan build);
   5. fuzz_mm: its kept corpus replayed, then FUZZ_RUNS new inputs.
 A step fails as it would in `make test` (tests/harness/run_tests.py): a
@@ -205,6 +206,10 @@ def run_suite(tree, log_dir):
                [run_tests.HOST_DEBUG_FILTER],
                dict(os.environ, SLUB_DEBUG=f))
               for f in run_tests.HOST_DEBUG_MATRIX]
+    steps += [("mm_tests slab_mode=" + m, t["mm_tests"],
+               [run_tests.HOST_MODE_FILTER],
+               dict(os.environ, SLAB_MODE=m))
+              for m in run_tests.HOST_MODE_MATRIX]
     steps += [("stress_threads", t["stress_threads"], [], None)]
     for i, (label, prog, args, env) in enumerate(steps):
         log_path = os.path.join(log_dir, "step-%d.log" % i)

@@ -3,12 +3,14 @@
  * API of mm/, built for the host (clang -fsanitize=fuzzer,address,undefined).
  *
  * WHAT IT DOES.  Each input is a program: a header of three bytes picks the
- * machine (how many pretend CPUs, which slub_debug= letters, page poisoning
- * on or off), then every group of bytes after it is one operation with its
+ * machine (how many pretend CPUs, the kmalloc classes' mode (slab_mode=:
+ * sheaves, SLUB's per-CPU slabs or none), which slub_debug= letters, page
+ * poisoning on or off), then every group of bytes after it is one operation with its
  * arguments (struct fuzz_input below reads them; a short input simply ends
  * the program).  The operations are the public API, all of it:
  *   kmem_cache_create/_args (sizes 1 byte to beyond what a slab can hold,
- *   with and without sheaves, capacity 0, a constructor, alignment, the
+ *   in each mode (sheaves, cpu slabs, none), with and without sheaves,
+ *   capacity 0, a constructor, alignment, the
  *   SLAB_ debug flags F Z P U), kmem_cache_alloc/free, kmalloc, kzalloc,
  *   kcalloc, krealloc, ksize, kfree (sizes across every class, their tails,
  *   0, large blocks, __GFP_ZERO), kmalloc_nolock/kfree_nolock (in task and in
@@ -536,6 +538,12 @@ static size_t pick_kmalloc_size(struct fuzz_input *in)
 	}
 }
 
+/* kmem_cache_args.mode: auto (the capacity decides) twice as often, so
+ * the sheaf capacities keep their share. */
+static const enum slab_mode cache_modes[] = {
+	SLAB_MODE_AUTO, SLAB_MODE_AUTO, SLAB_MODE_CPU_SLAB, SLAB_MODE_NONE,
+};
+
 static void op_cache_create(struct fuzz_input *in)
 {
 	uint8_t slot = get_u8(in) % FUZZ_MAX_CACHES, how = get_u8(in),
@@ -544,6 +552,8 @@ static void op_cache_create(struct fuzz_input *in)
 	struct model_cache *c = &m.caches[slot];
 	slab_flags_t flags = 0;
 	unsigned int size = cache_sizes[get_u8(in) % ARRAY_SIZE(cache_sizes)];
+
+	args.mode = cache_modes[get_u8(in) % ARRAY_SIZE(cache_modes)];
 
 	if (c->s)
 		return;
@@ -1247,7 +1257,12 @@ static void boot(struct fuzz_input *in)
 	const struct fw_mmap_entry map[] = {
 		{ FUZZ_ARENA_PHYS, FUZZ_ARENA_SIZE, E820_TYPE_RAM },
 	};
+	/* cpus: bits 0-1 the CPUs, bits 2-3 the kmalloc classes' mode */
 	uint8_t cpus = get_u8(in), debug = get_u8(in), poison = get_u8(in);
+	static const enum slab_mode kmalloc_modes[] = {
+		SLAB_MODE_AUTO, SLAB_MODE_AUTO, SLAB_MODE_CPU_SLAB,
+		SLAB_MODE_NONE,
+	};
 
 	memset(&m, 0, sizeof(m));
 	memset(&nmi_at, 0, sizeof(nmi_at));
@@ -1268,6 +1283,10 @@ static void boot(struct fuzz_input *in)
 	memblock_add_firmware_map(map, ARRAY_SIZE(map), NULL);
 	if (!mm_init_nodes(fuzz_pgdat))
 		fuzz_fail("mm_init_nodes() failed");
+	/* slab_mode=, and (as $SLAB_MODE in the host tests) the mode of
+	 * every cache made by kmem_cache_create() */
+	slab_kmalloc_mode = kmalloc_modes[(cpus >> 2) % ARRAY_SIZE(kmalloc_modes)];
+	slab_host_default_mode = slab_kmalloc_mode;
 	kmem_cache_init(slub_debug_options[debug % ARRAY_SIZE(slub_debug_options)]);
 	__atomic_store_n(&kunit_current_test, &fuzz_test, __ATOMIC_RELEASE);
 	kmem_cache_shrink_all();

@@ -160,6 +160,15 @@ HOST_DEBUG_PROGRAM = "mm_tests"
 HOST_DEBUG_FILTER = "slab*,nolock"
 HOST_DEBUG_MATRIX = ("F", "Z", "P", "U", "ZP", "FZPU")
 
+# The mode matrix: the suites of generic slab behaviour again with $SLAB_MODE
+# (tests/host/test_mm_slab.c), which plays slab_mode= for the kmalloc
+# classes and gives its mode to every cache that asks for none (the default
+# sheaves run above; tests/host/test_mm_cpu_slab.c has the cpu-slab mode's
+# own suite).
+HOST_MODE_FILTER = ("slab,slab_hardening*,slab_debug,slab_geometry,slab_rcu_host,"
+                    "slab_boot*,nolock,sheaf*,mm_check,interleave")
+HOST_MODE_MATRIX = ("cpuslab", "none")
+
 # (suite selected with test=, what the harness must report, timeout, SMP).
 # The hangs must end in the hard-lockup watchdog's report (threshold 4 s),
 # not in the harness timeout.
@@ -288,13 +297,17 @@ def run_host_program(prog, args, log_path, timeout, started=None, env=None):
     return log, reasons, time.time() - start
 
 
-def run_host(prog, log_dir, tally, slub_debug=None):
+def run_host(prog, log_dir, tally, slub_debug=None, slab_mode=None):
     name = os.path.basename(prog)
     args, env, label = [], None, name
     if slub_debug is not None:
         args = [HOST_DEBUG_FILTER]
         env = dict(os.environ, SLUB_DEBUG=slub_debug)
         label = "%s-slub-debug-%s" % (name, slub_debug)
+    elif slab_mode is not None:
+        args = [HOST_MODE_FILTER]
+        env = dict(os.environ, SLAB_MODE=slab_mode)
+        label = "%s-slab-mode-%s" % (name, slab_mode)
     log_path = os.path.join(log_dir, "host-%s.log" % label)
     log, reasons, secs = run_host_program(prog, args, log_path, HOST_TIMEOUT,
                                           env=env)
@@ -1539,6 +1552,8 @@ def main():
         if os.path.basename(prog) == HOST_DEBUG_PROGRAM:
             for flags in HOST_DEBUG_MATRIX:
                 run_host(prog, a.log_dir, tally, flags)
+            for mode in HOST_MODE_MATRIX:
+                run_host(prog, a.log_dir, tally, slab_mode=mode)
     for prog in a.host + a.broken_host:
         for name, arg, expect, started in HOST_CHECKS:
             if os.path.basename(prog) == name:

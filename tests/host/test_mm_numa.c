@@ -2,7 +2,8 @@
  * test_mm_numa.c - host tests of the nodes: mm/numa.c (the firmware's
  * topology checked against memblock, node states, distances, fallback
  * orders, numastat), the node fallback of mm/page_alloc.c, and the node
- * rules of mm/slab.c and mm/sheaf.c (slab_numa_mode), under ASan and UBSan.
+ * rules of mm/slab.c, mm/sheaf.c (slab_numa_mode) and mm/cpu_slab.c (a
+ * CPU freezes only its own node's slabs), under ASan and UBSan.
  *
  * Each case writes numa_firmware as srat.c would have (a crafted SRAT:
  * nodes, memory ranges, CPUs by APIC id, optionally a SLIT), over an arena
@@ -1240,6 +1241,84 @@ static void destroy_with_slabs_on_both_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
 }
 
+/*
+ * SLUB's per-CPU slabs (mm/cpu_slab.c) on two nodes: each CPU freezes
+ * slabs of its own memory node, counted in that node's nr_frozen; a
+ * request for the other node is no business of the CPU slab (the
+ * ordinary path: that node's slab, never frozen, this CPU's line as it
+ * was); a CPU of node 1 freeing an object of node 0's frozen slab pushes
+ * it onto that slab (FREE_FROZEN, no lock); a free to the unfrozen node-1
+ * slab takes that node's list_lock; a shrink unfreezes every slab onto
+ * its own node's lists.
+ */
+static void cpu_slab_keeps_to_its_node(struct kunit *test)
+{
+	struct kmem_cache_args args = { .mode = SLAB_MODE_CPU_SLAB };
+	unsigned long tid, frozen, slow;
+	struct kmem_cache *s;
+	struct page *slab0;
+	void *p0, *p1, *q;
+
+	fw_two_nodes(NUMA_SPLIT);
+	boot_nodes_slab(test, SLAB_NUMA_LINUX);
+	s = kmem_cache_create_args("numa_cpu_slab", 128, &args, 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_TRUE(test, cache_has_cpu_slab(s));
+
+	host_cpu_id = 0;
+	p0 = kmem_cache_alloc(s, GFP_KERNEL);
+	host_cpu_id = NODE1_CPU;
+	p1 = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p0);
+	KUNIT_ASSERT_NOT_NULL(test, p1);
+	KUNIT_EXPECT_EQ(test, obj_nid(p0), 0);
+	KUNIT_EXPECT_EQ(test, obj_nid(p1), 1);
+	slab0 = s->cpu_slab[0].slab;
+	KUNIT_EXPECT_PTR_EQ(test, slab0, virt_to_slab(p0));
+	KUNIT_EXPECT_PTR_EQ(test, s->cpu_slab[NODE1_CPU].slab,
+			    virt_to_slab(p1));
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_frozen, 1);
+	KUNIT_EXPECT_EQ(test, get_node(s, 1)->nr_frozen, 1);
+
+	/* cpu0 asks for node 1: that node's ordinary path. */
+	host_cpu_id = 0;
+	tid = s->cpu_slab[0].tid;
+	q = kmem_cache_alloc_node(s, GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, obj_nid(q), 1);
+	KUNIT_EXPECT_EQ(test, virt_to_slab(q)->frozen, 0);
+	KUNIT_EXPECT_PTR_EQ(test, s->cpu_slab[0].slab, slab0);
+	KUNIT_EXPECT_EQ(test, s->cpu_slab[0].tid, tid);
+	KUNIT_EXPECT_EQ(test, get_node(s, 1)->nr_frozen, 1);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+
+	/* Node 1's CPU frees to node 0's frozen slab: pushed, no lock. */
+	frozen = slab_stat_sum(s, FREE_FROZEN);
+	host_cpu_id = NODE1_CPU;
+	kmem_cache_free(s, p0);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_FROZEN), frozen + 1);
+	KUNIT_EXPECT_EQ(test, slab0->frozen, 1);
+	KUNIT_EXPECT_EQ(test, slab0->inuse, slab0->objects - 1);
+	/* cpu0 frees q, of node 1's unfrozen slab: under its list_lock. */
+	host_cpu_id = 0;
+	slow = slab_stat_sum(s, FREE_SLOWPATH);
+	kmem_cache_free(s, q);
+	KUNIT_EXPECT_EQ(test, slab_stat_sum(s, FREE_SLOWPATH), slow + 1);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, get_node(s, 0)->nr_frozen, 0);
+	KUNIT_EXPECT_EQ(test, get_node(s, 1)->nr_frozen, 0);
+	KUNIT_EXPECT_NULL(test, s->cpu_slab[0].slab);
+	KUNIT_EXPECT_NULL(test, s->cpu_slab[NODE1_CPU].slab);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	host_cpu_id = NODE1_CPU;
+	kmem_cache_free(s, p1);
+	host_cpu_id = 0;
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+	KUNIT_EXPECT_EQ(test, mm_check_all(), 0);
+}
+
 /* A memoryless node's CPU: its objects come from node 1, and they count
  * as local for its sheaves (no slow free). */
 static void memoryless_cpu_uses_nearest_slabs(struct kunit *test)
@@ -1285,6 +1364,7 @@ static struct kunit_case numa_slab_cases[] = {
 	KUNIT_CASE(node_calls_strict),
 	KUNIT_CASE(destroy_with_slabs_on_both_nodes),
 	KUNIT_CASE(memoryless_cpu_uses_nearest_slabs),
+	KUNIT_CASE(cpu_slab_keeps_to_its_node),
 	{}
 };
 

@@ -11,7 +11,9 @@
 #include <slab.h>
 #include <smp.h>
 #include <nolock_stats.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mm_arena.h"
 #include "../../mm/slab_internal.h"
 
@@ -43,19 +45,54 @@ static int slab_test_env_init_memory(void)
 	return 0;
 }
 
-int slab_test_env_init(void)
+/* $SLAB_MODE plays the kernel's slab_mode= ("sheaf", "cpuslab", "none";
+ * unset: auto, sheaves), the mode matrix of tests/harness/run_tests.py. */
+static enum slab_mode env_slab_mode(void)
+{
+	const char *name = getenv("SLAB_MODE");
+	unsigned int m;
+
+	for (m = 0; name && m < NR_SLAB_MODES; m++)
+		if (!strcmp(name, slab_mode_names[m]))
+			return m;
+	if (name) {
+		fprintf(stderr, "SLAB_MODE=%s: not one of sheaf, cpuslab, none\n",
+			name);
+		exit(2);
+	}
+	return SLAB_MODE_AUTO;
+}
+
+/*
+ * Memory, CPUs, and the slab allocator with its kmalloc classes in
+ * kmalloc_mode (slab_mode=).  The host build also gives that mode to
+ * every cache created without a mode of its own and with the default
+ * sheaf capacity (kmem_cache_create(), slab_host_default_mode in
+ * mm/slab_common.c), so the suites of generic slab behaviour run over
+ * each mode.
+ */
+int slab_test_env_init_mode(enum slab_mode kmalloc_mode)
 {
 	if (slab_test_env_init_memory())
 		return -1;
+	slab_kmalloc_mode = kmalloc_mode;
+	slab_host_default_mode = kmalloc_mode;
 	/* $SLUB_DEBUG plays the kernel's slub_debug= (the debug matrix of
 	 * tests/harness/run_tests.py). */
 	kmem_cache_init(getenv("SLUB_DEBUG"));
 	return 0;
 }
 
+int slab_test_env_init(void)
+{
+	return slab_test_env_init_mode(env_slab_mode());
+}
+
 void slab_test_env_exit(void)
 {
 	slab_host_reset();
+	slab_kmalloc_mode = SLAB_MODE_AUTO;
+	slab_host_default_mode = SLAB_MODE_AUTO;
 	drain_all_pages();
 	nr_cpu_ids = 1;
 	nr_cpu_possible = NR_CPUS;

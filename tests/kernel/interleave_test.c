@@ -1553,12 +1553,12 @@ static unsigned long quiesced_free_pages(void)
 
 	il_run_irq_work_everywhere();
 	slab_deferred_flush_all();
-	list_for_each_entry(s, &slab_caches, list)
+	list_for_each_entry(s, &slab_caches, list) {
 		if (cache_holds_sheaves(s))
 			flush_all_sheaves(s);
-	list_for_each_entry(s, &slab_caches, list)
 		if (cache_holds_cpu_slabs(s))
 			flush_all_cpu_slabs(s);
+	}
 	list_for_each_entry(s, &slab_caches, list)
 		if (cache_keeps_empty_slabs(s))
 			kmem_cache_shrink(s);
@@ -2055,15 +2055,14 @@ IL_SCENARIO_CASE(21, il_cs_nodes)
  * it), kmalloc_init once at boot (sheaf_test sends an NMI there), and
  * kfree_rcu_parked, a kfree_rcu_nolock() in an NMI over a held sheaf lock,
  * whose object then waits for irq_work and a grace period, past the
- * run's checks (slab_rcu and slab_rcu_host provoke it).
+ * run's checks (slab_rcu and slab_rcu_host provoke it).  The two points
+ * inside the cpu slab fast paths exist only in the host build.
  */
 static bool point_searched(enum mm_point p)
 {
-#ifndef HOST_TEST
-	/* Inside the inline cmpxchg16b fast path: a point of the host build
-	 * only (mm_point_fast()); singlestep_test puts an NMI, an IRQ and
-	 * a flush at each of its instructions instead. */
-	if (p == MM_POINT_CPU_SLAB_FAST)
+#ifndef MM_POINTS_FAST
+	/* The cpu slab fast paths' points exist in the host build only. */
+	if (p == MM_POINT_CPU_SLAB_FAST || p == MM_POINT_CPU_SLAB_FAST_HEAD)
 		return false;
 #endif
 	return p != MM_POINT_SHEAF_FLUSH_BUSY && p != MM_POINT_KMALLOC_INIT &&

@@ -25,7 +25,9 @@
  * to oneself arrives at the syscall return, not at an arbitrary
  * instruction).  A worker's loop is a fixed number of random operations:
  * kmalloc/kzalloc/kfree of every class and large sizes, kmem_cache objects
- * of a cache with sheaves, one without and a debug cache (F, Z, P), bulk
+ * of a cache with sheaves, one without, a cpu-slab cache (mm/cpu_slab.c:
+ * its objects freed by other CPUs through the mailbox are the remote frees
+ * to frozen slabs) and a debug cache (F, Z, P), bulk
  * alloc/free, prefilled sheaves, alloc_pages/__free_pages of orders 0..4
  * and kmalloc_nolock()/try_alloc_pages() from task context.  About a
  * quarter of the frees go through a shared mailbox, so the object is
@@ -49,6 +51,9 @@
  * delays a signal to the thread's next call into its runtime, e.g. a
  * memset or an atomic built-in; TSan's value is the race reports between
  * threads; tsan_options.c holds the proven-benign suppressions).
+ *
+ * Suite stress_threads_cpu_slab runs the slab case again with the kmalloc
+ * classes in cpu-slab mode (slab_mode=cpuslab).
  *
  * Three more cases: stress_pcp_disable_while_allocating switches a zone's
  * per-CPU lists off and on while other threads allocate,
@@ -108,6 +113,7 @@ enum held_kind {
 	HELD_CACHE_PLAIN,  /* cache without sheaves */
 	HELD_CACHE_DEBUG,  /* debug cache (F, Z, P) */
 	HELD_PAGES,        /* page block: order in bits 3..6 */
+	HELD_CACHE_CPU,    /* cpu-slab cache (mm/cpu_slab.c) */
 };
 #define HELD_KIND_MASK   7ul
 #define HELD_ORDER_SHIFT 3
@@ -115,7 +121,9 @@ enum held_kind {
 
 typedef unsigned long held_t;
 
-static struct kmem_cache *cache_pcs, *cache_plain, *cache_debug;
+static struct kmem_cache *cache_pcs, *cache_plain, *cache_debug, *cache_cpu;
+/* The kmalloc classes' mode (slab_mode=) for the next case's init. */
+static enum slab_mode stress_kmalloc_mode;
 
 /* ---- failures, from any thread or handler: first reason kept ---- */
 
@@ -213,6 +221,9 @@ static void held_free(held_t h)
 		break;
 	case HELD_CACHE_DEBUG:
 		kmem_cache_free(cache_debug, p);
+		break;
+	case HELD_CACHE_CPU:
+		kmem_cache_free(cache_cpu, p);
 		break;
 	case HELD_PAGES:
 		__free_pages(virt_to_page(p), held_order(h));
@@ -421,7 +432,7 @@ static void take_pending_irq(struct worker *w)
 static held_t task_alloc(struct worker *w)
 {
 	u64 r = next_rand(&w->rng);
-	unsigned int what = (unsigned int)(r % (w->slab ? 10 : 3));
+	unsigned int what = (unsigned int)(r % (w->slab ? 12 : 3));
 
 	switch (what) {
 	case 0:
@@ -487,6 +498,15 @@ static held_t task_alloc(struct worker *w)
 			return 0;
 		tag_new(p, 0);
 		return held_obj(p, HELD_CACHE_PLAIN);
+	}
+	case 10:
+	case 11: {   /* freed here, or by another CPU through the mailbox */
+		void *p = kmem_cache_alloc(cache_cpu, GFP_KERNEL);
+
+		if (!p)
+			return 0;
+		tag_new(p, 0);
+		return held_obj(p, HELD_CACHE_CPU);
 	}
 	default: {
 		void *p = kmem_cache_alloc(cache_debug, GFP_KERNEL);
@@ -686,8 +706,12 @@ static int stress_init(struct kunit *test)
 	host_cpu_id = 0;
 	nr_cpu_ids = nr_cpu_possible = STRESS_CPUS;
 	slab_report_count_only = true;
+	slab_kmalloc_mode = stress_kmalloc_mode;
 	kmem_cache_init(NULL);
 	cache_pcs = kmem_cache_create("stress_pcs", 120, 0, 0, NULL);
+	cache_cpu = kmem_cache_create_args("stress_cpu_slab", 88,
+					   &(struct kmem_cache_args){
+						.mode = SLAB_MODE_CPU_SLAB }, 0);
 	cache_plain = kmem_cache_create_args("stress_plain", 48,
 					     &(struct kmem_cache_args){ 0 }, 0);
 	cache_debug = kmem_cache_create("stress_debug", 72, 0,
@@ -697,13 +721,14 @@ static int stress_init(struct kunit *test)
 	memset(workers, 0, sizeof(workers));
 	nr_failures = 0;
 	first_failure = NULL;
-	return cache_pcs && cache_plain && cache_debug ? 0 : -1;
+	return cache_pcs && cache_plain && cache_debug && cache_cpu ? 0 : -1;
 }
 
 static void stress_exit(struct kunit *test)
 {
 	(void)test;
 	slab_host_reset();
+	slab_kmalloc_mode = SLAB_MODE_AUTO;
 	drain_all_pages();
 	slab_report_count_only = false;
 	arena_suite_exit(test);
@@ -778,9 +803,17 @@ static void run_stress(struct kunit *test, bool slab)
 	KUNIT_EXPECT_EQ(test, check_free_lists(test, arena_zone(ZONE_DMA32)),
 			after);
 	KUNIT_EXPECT_GT(test, nmis, 0ul);
+	if (slab)
+		kunit_info(test, "cpu slabs: %lu remote frees to frozen slabs, %lu refills, %lu fast allocs, %lu retried commits\n",
+			   slab_stat_sum(cache_cpu, FREE_FROZEN),
+			   slab_stat_sum(cache_cpu, ALLOC_REFILL),
+			   slab_stat_sum(cache_cpu, ALLOC_FASTPATH),
+			   slab_stat_sum(cache_cpu, CMPXCHG_DOUBLE_CPU_FAIL) +
+			   slab_stat_sum(cache_cpu, CMPXCHG_DOUBLE_FAIL));
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_cpu), 0);
 }
 
 /* The page allocator alone: the most frees of neighbouring pages. */
@@ -835,6 +868,7 @@ static void stress_free_beside_half_listed_neighbour(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_cpu), 0);
 }
 
 /*
@@ -911,6 +945,7 @@ static void stress_pcp_disable_while_allocating(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_cpu), 0);
 }
 
 
@@ -970,6 +1005,7 @@ static void stress_reports_counted_from_threads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_pcs), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_plain), 0);
 	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_debug), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(cache_cpu), 0);
 }
 
 static struct kunit_case stress_cases[] = {
@@ -988,3 +1024,34 @@ static struct kunit_suite stress_suite = {
 	.test_cases = stress_cases,
 };
 kunit_test_suite(stress_suite);
+
+/*
+ * The slab case again with slab_mode=cpuslab: every kmalloc class a
+ * cpu-slab cache, so the kmallocs, kmalloc_nolock()s and kfree_nolock()s
+ * of the workers and their NMIs, and the mailbox's remote frees, all meet
+ * SLUB's per-CPU slabs and their cmpxchg16b paths.
+ */
+static int stress_cpu_slab_init(struct kunit *test)
+{
+	stress_kmalloc_mode = SLAB_MODE_CPU_SLAB;
+	return stress_init(test);
+}
+
+static void stress_cpu_slab_exit(struct kunit *test)
+{
+	stress_kmalloc_mode = SLAB_MODE_AUTO;
+	stress_exit(test);
+}
+
+static struct kunit_case stress_cpu_slab_cases[] = {
+	KUNIT_CASE(stress_slab_threads_nmis),
+	{}
+};
+
+static struct kunit_suite stress_cpu_slab_suite = {
+	.name = "stress_threads_cpu_slab",
+	.init = stress_cpu_slab_init,
+	.exit = stress_cpu_slab_exit,
+	.test_cases = stress_cpu_slab_cases,
+};
+kunit_test_suite(stress_cpu_slab_suite);

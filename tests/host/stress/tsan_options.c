@@ -34,5 +34,20 @@ const char *__tsan_default_suppressions(void)
 	 * only once PG_buddy is seen, and is then written under the same lock.
 	 * "UNLOCKED READERS OF page->flags" in mm/page_alloc.c states the rule.
 	 */
-	"race:page_is_buddy\n";
+	"race:page_is_buddy\n"
+	/*
+	 * slab_pair_read() (mm/cpu_slab.c) reads a slab's (freelist,
+	 * counters) without list_lock, to learn whether the slab is frozen,
+	 * while a slab that is not frozen changes those words under its
+	 * node's list_lock with plain stores (free_to_slab_locked(),
+	 * take_from_slab_locked(), mm/slab.c).  Benign: what the read returns
+	 * is used only as the expected value of the slab's 16-byte
+	 * compare-and-exchange (which fails unless both words are still what
+	 * was read) when it says "frozen", and not at all when it says "not
+	 * frozen": the free then takes list_lock and reads frozen again under
+	 * it (cpu_slab_free_slow()).  A frozen slab's pair changes only by
+	 * that compare-and-exchange, which TSan sees (slab_pair_cmpxchg()), so
+	 * races between two CPUs on a frozen slab are still reported.
+	 */
+	"race:slab_pair_read\n";
 }
