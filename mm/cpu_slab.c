@@ -761,13 +761,29 @@ static __always_inline bool cpu_slab_free_fast(struct kmem_cache *s,
 }
 
 /*
- * Is object free already in slab, whose freelist starts at head?  The
- * object's own link says so (object_looks_free()), or it is the head.
+ * A free the slow paths refuse, with its report: object parked on a
+ * deferred list (kfree_nolock() could not free it), or free already in
+ * slab, whose freelist starts at head (its own link says so, or it is the
+ * head).  On a slab that is not frozen it is counted FREE_SLOWPATH, as
+ * slab.c counts a refused free (the path it took).  The fast free
+ * compares the head only (as Linux's, and as the sheaves' push
+ * checks nothing): docs/cpu-slab.md.
  */
-static bool cpu_slab_double_free(struct kmem_cache *s, struct page *slab,
-				 void *head, void *object)
+static bool cpu_slab_free_refused(struct kmem_cache *s, struct page *slab,
+				  void *head, void *object, bool frozen,
+				  unsigned long caller)
 {
-	return head == object || object_looks_free(s, slab, object);
+	if (unlikely(object_is_parked(s, object)))
+		slab_bug(s, object, caller,
+			 "double free: the object is parked on a deferred-free list");
+	else if (unlikely(head == object || object_looks_free(s, slab, object)))
+		slab_bug(s, object, caller,
+			 "double free: the object's free pointer says it is free");
+	else
+		return false;
+	if (!frozen)
+		stat(s, FREE_SLOWPATH);
+	return true;
 }
 
 /*
@@ -793,11 +809,9 @@ static bool free_to_unfrozen_slab_locked(struct kmem_cache *s,
 		if (old.counters.frozen)
 			return false;
 		head = slab_pair_head(s, slab, &old);
-		if (unlikely(cpu_slab_double_free(s, slab, head, object))) {
-			slab_bug(s, object, caller,
-				 "double free: the object's free pointer says it is free");
+		if (cpu_slab_free_refused(s, slab, head, object, false,
+					  caller))
 			return true;
-		}
 		set_freepointer(s, object, head);
 		new = old.counters;
 		new.inuse--;
@@ -842,12 +856,10 @@ static __noinline bool cpu_slab_free_slow(struct kmem_cache *s,
 		if (!old.counters.frozen && (!head || old.counters.inuse <= 1))
 			break;
 		/* free(a); free(a), a still free in its slab or on its
-		 * owner's freelist: the link there says so. */
-		if (unlikely(cpu_slab_double_free(s, slab, head, object))) {
-			slab_bug(s, object, caller,
-				 "double free: the object's free pointer says it is free");
+		 * owner's freelist (the link there says so), or parked. */
+		if (cpu_slab_free_refused(s, slab, head, object,
+					  old.counters.frozen, caller))
 			return true;
-		}
 		set_freepointer(s, object, head);
 		new = old.counters;
 		new.inuse--;
