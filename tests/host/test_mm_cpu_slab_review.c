@@ -1,0 +1,186 @@
+/*
+ * test_mm_cpu_slab_review.c - an outside review of mm/cpu_slab.c (the
+ * third cache mode, SLAB_MODE_CPU_SLAB): reproducers of promises it
+ * breaks.  Host only, over the slab tests' arena (test_mm_slab.c: four
+ * pretend CPUs, one node); another CPU is host_cpu_id switched for the
+ * call, an NMI or IRQ the nesting count raised around a direct call.
+ *
+ * Each case states the promise it checks and FAILS on the code it was
+ * written against (commit 98562c9).
+ */
+#include <kunit.h>
+#include <kernel.h>
+#include <irq_work.h>
+#include <mm.h>
+#include <mm_check.h>
+#include <mm_points.h>
+#include <slab.h>
+#include <smp.h>
+#include <string.h>
+#include "../../mm/slab_internal.h"
+
+int slab_test_env_init(void);
+void slab_test_env_exit(void);
+
+static void rev_case_exit(struct kunit *test)
+{
+	(void)test;
+	mm_point_hook = NULL;
+	slab_report_count_only = false;
+	host_cpu_id = 0;
+}
+
+static struct kmem_cache *cpuslab_cache(struct kunit *test, const char *name,
+					unsigned int size, slab_flags_t flags)
+{
+	struct kmem_cache_args args = { .mode = SLAB_MODE_CPU_SLAB };
+	struct kmem_cache *s = kmem_cache_create_args(name, size, &args, flags);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (!cache_has_cpu_slab(s)) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "slub_debug= is on: no cpu-slab caches");
+	}
+	return s;
+}
+
+/* As an NMI that lands while this CPU holds x's node list_lock: the free
+ * finds it held and parks x on this CPU's deferred list. */
+static void park_while_list_lock_held(struct kmem_cache *s, void *x)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(virt_to_slab(x)));
+	unsigned long flags;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	host_nmi_nesting++;
+	kmem_cache_free(s, x);   /* in_nmi(): slab_free_nolock() */
+	host_nmi_nesting--;
+	spin_unlock_irqrestore(&n->list_lock, flags);
+}
+
+/* This CPU's pending irq_work (the deferred frees), as its IRQ would. */
+static void run_irq_work_here(void)
+{
+	unsigned long flags = local_irq_save();
+
+	host_irq_nesting++;
+	irq_work_run();
+	host_irq_nesting--;
+	local_irq_restore(flags);
+}
+
+/* Allocate every object the cache can give from nr slabs' worth and
+ * count the pointers handed out twice. */
+static unsigned int duplicates_among(void **p, unsigned int nr)
+{
+	unsigned int i, j, dup = 0;
+
+	for (i = 0; i < nr; i++)
+		for (j = i + 1; j < nr; j++)
+			dup += p[i] && p[i] == p[j];
+	return dup;
+}
+
+#define REV_MAX_OBJS 512
+
+static void *objs[REV_MAX_OBJS];
+
+/*
+ * Promise (docs/any-context.md, "THE DEFERRED LIST"; mm/slab_nolock.c):
+ * "a double free that meets the deferred list gives one report, in either
+ * order, on every cache that has no sheaves".  A cpu-slab cache has no
+ * sheaves.  Order: kfree_nolock(x) parks x (its unfrozen slab's list_lock
+ * was held), then the slab is frozen by this CPU, then kmem_cache_free(x)
+ * again.  The fast free path pushes x on this CPU's freelist with no check
+ * (it only compares the head), and the drain then clears x's link (now a
+ * freelist link) and frees it a second time: x is handed out twice and no
+ * report is ever given.
+ */
+static void parked_then_freed_on_this_cpus_slab(struct kunit *test)
+{
+	struct kmem_cache *s = cpuslab_cache(test, "rev_park_fast", 64, 0);
+	unsigned long reports = slab_reports;
+	unsigned int i, nr = 2 * s->objects, dup;
+	void *x, *y;
+
+	x = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kmem_cache_shrink(s);   /* x's slab unfrozen, on the node's partial */
+	KUNIT_ASSERT_FALSE(test, virt_to_slab(x)->frozen);
+	park_while_list_lock_held(s, x);
+	KUNIT_ASSERT_EQ(test, slab_deferred_frees(0), 1ul);
+	/* This CPU's next allocation freezes x's slab for it. */
+	y = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, y);
+	KUNIT_ASSERT_PTR_EQ(test, (void *)s->cpu_slab[0].slab, (void *)virt_to_slab(x));
+
+	slab_report_count_only = true;   /* reports counted, no panic */
+	/* The double free: the report belongs here. */
+	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, x));
+	run_irq_work_here();            /* the deferred free of x */
+	for (i = 0; i < nr && i < REV_MAX_OBJS; i++)
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	dup = duplicates_among(objs, i);
+	/* One report in all, and nothing handed out twice. */
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	KUNIT_EXPECT_EQ(test, dup, 0u);
+	slab_report_count_only = false;
+}
+
+/*
+ * The same order, the slab frozen by another CPU meanwhile: the free is
+ * a remote push on a frozen slab, which checks object_looks_free() but not
+ * object_is_parked() (free_to_slab_locked() checks both).  No report at
+ * the double free; the drain later clears x's link on the slab's freelist
+ * (the objects behind x are lost).
+ */
+static void parked_then_freed_on_a_remote_frozen_slab(struct kunit *test)
+{
+	struct kmem_cache *s = cpuslab_cache(test, "rev_park_remote", 64, 0);
+	unsigned long reports = slab_reports;
+	void *x, *y;
+
+	x = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kmem_cache_shrink(s);
+	park_while_list_lock_held(s, x);
+	KUNIT_ASSERT_EQ(test, slab_deferred_frees(0), 1ul);
+	host_cpu_id = 1;
+	y = kmem_cache_alloc(s, GFP_KERNEL);   /* CPU 1 freezes x's slab */
+	host_cpu_id = 0;
+	KUNIT_ASSERT_NOT_NULL(test, y);
+	KUNIT_ASSERT_TRUE(test, virt_to_slab(x)->frozen);
+
+	slab_report_count_only = true;
+	KUNIT_EXPECT_REPORT(test, "double free", kmem_cache_free(s, x));
+	run_irq_work_here();            /* the deferred free of x */
+	KUNIT_EXPECT_EQ(test, slab_reports, reports + 1);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	slab_report_count_only = false;
+}
+
+static struct kunit_case rev_cases[] = {
+	KUNIT_CASE(parked_then_freed_on_this_cpus_slab),
+	KUNIT_CASE(parked_then_freed_on_a_remote_frozen_slab),
+	{}
+};
+
+static int rev_case_init(struct kunit *test)
+{
+	(void)test;
+	return slab_test_env_init();
+}
+
+static void rev_case_exit_env(struct kunit *test)
+{
+	rev_case_exit(test);
+	slab_test_env_exit();
+}
+
+static struct kunit_suite rev_suite = {
+	.name = "cpu_slab_review",
+	.init = rev_case_init,
+	.exit = rev_case_exit_env,
+	.test_cases = rev_cases,
+};
+kunit_test_suite(rev_suite);
