@@ -159,9 +159,80 @@ static void parked_then_freed_on_a_remote_frozen_slab(struct kunit *test)
 	slab_report_count_only = false;
 }
 
+
+/*
+ * Not a break (passes on 98562c9): the paths of slab.c that serve a
+ * cpu-slab cache beside cpu_slab.c - bulk alloc and free, a prefilled
+ * sheaf, kmem_cache_alloc_node(), SLAB_TYPESAFE_BY_RCU - each followed by
+ * slab_cache_check() (F1, F2 and the rest), frees from another CPU mixed
+ * in, and the cache destroyed without leaks.
+ */
+#define SMOKE_N 200
+
+static void *smoke[SMOKE_N];
+
+static void slab_paths_beside_the_cpu_slabs(struct kunit *test)
+{
+	struct kmem_cache *s = cpuslab_cache(test, "rev_smoke", 96, 0);
+	struct kmem_cache *r = cpuslab_cache(test, "rev_rcu", 96,
+					     SLAB_TYPESAFE_BY_RCU);
+	unsigned long reports = slab_reports, warns = warn_count;
+	void *evens[SMOKE_N / 2];
+	struct slab_sheaf *sheaf;
+	unsigned int i;
+	void *q;
+
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, SMOKE_N,
+						    smoke), SMOKE_N);
+	KUNIT_EXPECT_EQ(test, duplicates_among(smoke, SMOKE_N), 0u);
+	host_cpu_id = 1;
+	for (i = 1; i < SMOKE_N; i += 2)
+		kmem_cache_free(s, smoke[i]);
+	host_cpu_id = 0;
+	for (i = 0; i < SMOKE_N / 2; i++)
+		evens[i] = smoke[2 * i];
+	kmem_cache_free_bulk(s, SMOKE_N / 2, evens);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+
+	sheaf = kmem_cache_prefill_sheaf(s, GFP_KERNEL, 20);
+	KUNIT_ASSERT_NOT_NULL(test, sheaf);
+	for (i = 0; i < 10; i++)
+		smoke[i] = kmem_cache_alloc_from_sheaf(s, GFP_KERNEL, sheaf);
+	for (i = 10; i < 20; i++)
+		smoke[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, duplicates_among(smoke, 20), 0u);
+	host_cpu_id = 2;
+	for (i = 0; i < 20; i++)
+		kmem_cache_free(s, smoke[i]);
+	host_cpu_id = 0;
+	kmem_cache_return_sheaf(s, GFP_KERNEL, sheaf);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+
+	q = kmem_cache_alloc_node(s, GFP_KERNEL | __GFP_THISNODE, 0);
+	KUNIT_EXPECT_NOT_NULL(test, q);
+	kmem_cache_free(s, q);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+
+	for (i = 0; i < SMOKE_N; i++)
+		smoke[i] = kmem_cache_alloc(r, GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, duplicates_among(smoke, SMOKE_N), 0u);
+	for (i = 0; i < SMOKE_N; i++) {
+		host_cpu_id = i % 4;
+		kmem_cache_free(r, smoke[i]);
+	}
+	host_cpu_id = 0;
+	kmem_cache_shrink(r);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(r), 0);
+	KUNIT_EXPECT_EQ(test, slab_reports, reports);
+	KUNIT_EXPECT_EQ(test, warn_count, warns);
+}
+
 static struct kunit_case rev_cases[] = {
 	KUNIT_CASE(parked_then_freed_on_this_cpus_slab),
 	KUNIT_CASE(parked_then_freed_on_a_remote_frozen_slab),
+	KUNIT_CASE(slab_paths_beside_the_cpu_slabs),
 	{}
 };
 
