@@ -229,10 +229,70 @@ static void slab_paths_beside_the_cpu_slabs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, warn_count, warns);
 }
 
+/*
+ * Not a break (passes on 98562c9): the ABA the tid exists for.  An NMI
+ * lands in the fast allocation between its reads and its commit
+ * (MM_POINT_CPU_SLAB_FAST), takes the head x and its successor y, and
+ * frees x again: the head is x once more, with another successor.  Only
+ * the tid tells the interrupted commit that its `next` (y) is stale; a
+ * commit that kept the tid would put y, which the NMI holds, back on this
+ * CPU's freelist.  (Kills the mutant "fast alloc commits tid, not
+ * tid + 2", which every other suite lets live.)
+ */
+static struct kmem_cache *aba_cache;
+static void *aba_y;
+static bool aba_armed;
+
+static void aba_nmi(enum mm_point where, void *arg)
+{
+	bool busy;
+	void *x;
+
+	if (where != MM_POINT_CPU_SLAB_FAST || arg != aba_cache ||
+	    !aba_armed || in_nmi())
+		return;
+	aba_armed = false;
+	host_nmi_nesting++;
+	x = slab_alloc_nolock(aba_cache, 0, NUMA_NO_NODE, &busy, _THIS_IP_);
+	aba_y = slab_alloc_nolock(aba_cache, 0, NUMA_NO_NODE, &busy,
+				  _THIS_IP_);
+	kmem_cache_free(aba_cache, x);
+	host_nmi_nesting--;
+}
+
+static void nmi_aba_inside_the_fast_alloc(struct kunit *test)
+{
+	struct kmem_cache *s = cpuslab_cache(test, "rev_aba", 64, 0);
+	void *warm[4], *got[8];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(warm); i++)
+		warm[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(warm); i++)
+		kmem_cache_free(s, warm[i]);
+	aba_cache = s;
+	aba_y = NULL;
+	aba_armed = true;
+	mm_point_hook = aba_nmi;
+	got[0] = kmem_cache_alloc(s, GFP_KERNEL);
+	mm_point_hook = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, aba_y);
+	for (i = 1; i < ARRAY_SIZE(got); i++)
+		got[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(got); i++)
+		KUNIT_EXPECT_PTR_NE(test, got[i], aba_y);
+	for (i = 0; i < ARRAY_SIZE(got); i++)
+		kmem_cache_free(s, got[i]);
+	kmem_cache_free(s, aba_y);
+	KUNIT_EXPECT_EQ(test, slab_cache_check(s), 0);
+	KUNIT_EXPECT_EQ(test, kmem_cache_destroy(s), 0);
+}
+
 static struct kunit_case rev_cases[] = {
 	KUNIT_CASE(parked_then_freed_on_this_cpus_slab),
 	KUNIT_CASE(parked_then_freed_on_a_remote_frozen_slab),
 	KUNIT_CASE(slab_paths_beside_the_cpu_slabs),
+	KUNIT_CASE(nmi_aba_inside_the_fast_alloc),
 	{}
 };
 
