@@ -165,13 +165,20 @@ static void act(void)
 		host_irq_nesting--;
 		local_irq_restore(flags);
 		break;
-	case ACT_REMOTE:
+	case ACT_REMOTE: {
+		/* Another CPU: not in this one's NMI or IRQ. */
+		unsigned int nmi = host_nmi_nesting, irq = host_irq_nesting;
+
+		host_nmi_nesting = host_irq_nesting = 0;
 		host_cpu_id = 1;
 		free_victims();
 		run.got[0] = kmem_cache_alloc(run.s, GFP_KERNEL);
 		run.got[1] = kmem_cache_alloc(run.s, GFP_KERNEL);
 		host_cpu_id = me;
+		host_nmi_nesting = nmi;
+		host_irq_nesting = irq;
 		break;
+	}
 	default:
 		break;
 	}
