@@ -83,7 +83,7 @@ XOBJS := $(patsubst %.c,$(OBJ)/extra/%.o,$(EXTRA_TESTS))
 KERNEL := $(OBJ)/kernel.elf
 ISO    := $(OBJ)/kernel.iso
 
-.PHONY: all kernel iso run test boottest debug host-tests clean deps \
+.PHONY: all kernel iso run test boottest debug host-tests clean deps cpu-slab-step \
 	bench bench-host FORCE
 all: kernel
 
@@ -463,6 +463,11 @@ $(BENCH_HOST)/bench_host_slab: bench/host/bench_host.c \
 # make test links the host benchmark's build of mm/ too: a change that
 # breaks only that link (a new dependency of mm/) is seen at once.
 test: $(BENCH_HOST)/bench_host_slab
+
+# The host's single-step search of the cpu-slab paths, every operation
+# (tests/host/test_mm_cpu_slab_step.c; make test runs the fast paths only).
+cpu-slab-step: $(HOST_MM_TESTS)
+	CPU_SLAB_STEP_OPS=0x7f $(HOST_MM_TESTS) cpu_slab_step
 
 bench-host:
 	@CC="$(CC)" scripts/ensure-deps.sh libjemalloc-dev libmimalloc-dev \

@@ -766,8 +766,9 @@ static __always_inline bool cpu_slab_free_fast(struct kmem_cache *s,
  * slab, whose freelist starts at head (its own link says so, or it is the
  * head).  On a slab that is not frozen it is counted FREE_SLOWPATH, as
  * slab.c counts a refused free (the path it took).  The fast free
- * compares the head only (as Linux's, and as the sheaves' push
- * checks nothing): docs/cpu-slab.md.
+ * compares the head and sends an object that may be parked here
+ * (object_may_be_parked()); a double free behind the head of this CPU's
+ * freelist passes it, as in Linux (docs/cpu-slab.md).
  */
 static bool cpu_slab_free_refused(struct kmem_cache *s, struct page *slab,
 				  void *head, void *object, bool frozen,
@@ -939,9 +940,29 @@ unsigned int cpu_slab_take_locked(struct kmem_cache *s,
 	return got;
 }
 
+/*
+ * Might object be parked on a deferred list (kfree_nolock() could not free
+ * it, and this is its second free)?  Its slot then decodes, as a deferred
+ * link, to NULL or an address the memmap covers; an allocated object's
+ * slot holds FREEPTR_IN_USE (non-canonical that way) or its owner's data,
+ * which passes only by guessing s->random.  A few instructions, so the
+ * fast free keeps the promise of docs/any-context.md; a yes goes to the
+ * slow path, which checks fully (object_is_parked()) and reports.
+ */
+static __always_inline bool object_may_be_parked(const struct kmem_cache *s,
+						 void *object)
+{
+	void *next = get_deferred_link(s, object);
+
+	return !next || pfn_valid(__pa_direct(next) >> PAGE_SHIFT);
+}
+
 bool cpu_slab_free_fastpath(struct kmem_cache *s, void *object)
 {
 	struct page *slab = virt_to_slab(object);
+
+	if (unlikely(object_may_be_parked(s, object)))
+		return false;
 
 	/* Poisoned before the push, as a sheaf push does: once on the
 	 * freelist an interrupt may take it and open it again. */
@@ -954,7 +975,8 @@ bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
 {
 	struct page *slab = virt_to_slab(object);
 
-	if (likely(cpu_slab_free_fast(s, slab, object)))
+	if (likely(!object_may_be_parked(s, object) &&
+		   cpu_slab_free_fast(s, slab, object)))
 		return true;
 	return cpu_slab_free_slow(s, slab, object, how, caller);
 }
