@@ -165,8 +165,12 @@ HOST_COMMON := kernel/kunit.c kernel/spinlock.c kernel/irq_work.c \
 MM_RCU_SRCS := kernel/rcu.c
 # arch/x86_64/srat.c (the SRAT and SLIT parsers) is portable C that
 # fills mm's struct numa_topology: its tests (test_mm_srat.c) run here.
+# So are GRUB's block reader and the EFI memory map and ACPI root checks
+# (multiboot2.c, efi_mmap.c, acpi_root.c), tested by test_boot_firmware.c.
 HOST_MM_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) arch/x86_64/srat.c \
-	$(wildcard tests/host/test_mm_*.c)
+	arch/x86_64/multiboot2.c arch/x86_64/efi_mmap.c \
+	arch/x86_64/acpi_root.c \
+	$(wildcard tests/host/test_mm_*.c) tests/host/test_boot_firmware.c
 HOST_RCU_SRCS := kernel/rcu.c tests/host/test_rcu.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_lib.c tests/host/test_params.c \
