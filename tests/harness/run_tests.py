@@ -463,6 +463,47 @@ def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
     tally.check(ok)
 
 
+# A real machine has no exit port (arch/x86_64/qemu.c): qemu_exit=off makes
+# QEMU one.  The kernel must say how the run ended and halt without
+# touching the port (QEMU then never ends by itself), and nothing may
+# follow: no hard LOCKUP from the watchdog, whose heartbeat NMI still
+# comes while the CPU halts.  With watchdog_thresh=1 the seconds the
+# harness waits after the line are several watchdog periods (under TCG the
+# guest's clock is the host's: a busy host makes the wait no shorter in
+# guest time).
+HALT_CMDLINE = "test=none qemu_exit=off watchdog_thresh=1"
+HALT_LINE = ("halted: the run passed; no QEMU exit port used (qemu_exit=off): "
+             "switch the machine off or reset it")
+HALT_LINGER_S = 3
+
+
+def run_halt_without_exit(kernel, log_dir, tally):
+    log_path = os.path.join(log_dir, "harness-firmware-halt.log")
+    log, status, timed_out, secs, _ = boottest.run_boot(
+        kernel, "1", "128M", HALT_CMDLINE, BOOT_TIMEOUT, log_path,
+        linger=("halted:", HALT_LINGER_S))
+    problems = []
+    if timed_out:
+        problems.append("no 'halted:' line within %d s" % BOOT_TIMEOUT)
+    halted = [i for i, l in enumerate(log.lines) if HALT_LINE in l]
+    if not halted:
+        problems.append("no line %r" % HALT_LINE)
+    else:
+        after = [l.strip() for l in log.lines[halted[0] + 1:] if l.strip()]
+        if after:
+            problems.append("the kernel spoke after halting: %r" % after[0])
+    if status in (ktap.EXIT_PASS, ktap.EXIT_FAIL, ktap.EXIT_PANIC):
+        problems.append("QEMU exited with %d: the exit port was written"
+                        % status)
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("firmware:halt-without-exit",
+                                  "ok, said so and halted" if ok else
+                                  "FAILED", secs))
+    for p in problems:
+        print("    " + p + "; log: " + log_path)
+    tally.check(ok)
+
+
 # A panic where nothing can end the machine (no isa-debug-exit, as on real
 # hardware) must be the last thing the kernel says: the panicking CPU halts
 # with NMIs open, and the watchdog's heartbeat NMI must not report a second
@@ -1549,6 +1590,7 @@ def main():
             run_boot(a.kernel, name, smp, mem,
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally, extra_opts=opts)
+        run_halt_without_exit(a.kernel, a.log_dir, tally)
         run_bad_options(a.kernel, a.log_dir, tally)
         run_small_memory(a.kernel, a.log_dir, tally)
         run_drop_checks(a.kernel, a.log_dir, tally)
