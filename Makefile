@@ -19,6 +19,7 @@
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, tcmalloc, mimalloc
 #
+# UEFI=1 boots (run, boottest, debug) under OVMF instead of SeaBIOS.
 # CC=clang builds everything with clang instead of gcc (objects go to
 # build/clang/, so the two never mix).  EXTRA_TESTS="a.c b.c" compiles
 # extra self-test files into the kernel.  QEMU_ACCEL=kvm opts into KVM.
@@ -39,6 +40,8 @@ MEM        ?= 128M
 QEMU_ACCEL ?= tcg
 QEMU_OPTS  ?=
 CMDLINE    ?=
+UEFI       ?=
+FIRMWARE   := $(if $(filter 1 yes on,$(UEFI)),uefi,bios)
 # Handed to the recipes through the environment, so that quotes, ; and $
 # in the line reach the harness as typed (not through a shell's quotes).
 export CMDLINE
@@ -368,16 +371,19 @@ QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
 run: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --interactive
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --interactive \
+		--firmware $(FIRMWARE)
 
 boottest: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
 		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" \
-		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD)
+		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD) \
+		--firmware $(FIRMWARE)
 
 debug: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --debug
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --debug \
+		--firmware $(FIRMWARE)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.
