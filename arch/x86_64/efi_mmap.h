@@ -21,7 +21,8 @@
  *                                         reserved by e820.c on their own);
  *   runtime-services code/data         -> reserved: the firmware's runtime
  *                                         still lives there;
- *   ACPI reclaim                       -> ACPI data (tables to read first);
+ *   ACPI reclaim                       -> ACPI data (the tables: never
+ *                                         reclaimed by this kernel);
  *   ACPI NVS                           -> ACPI NVS (never ours);
  *   unusable                           -> bad RAM;
  *   MMIO, port space, PAL code,

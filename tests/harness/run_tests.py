@@ -465,7 +465,8 @@ def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
 
 # One ISO, two firmwares, two machines (scripts/mkiso.sh builds a hybrid
 # image): each boots with test=none and must tell its own story, GRUB's
-# menu entry included (its output reaches the serial port under both).
+# menu entry included (its output reaches the serial port under both),
+# and GRUB must print no error (a module mkiso.sh left out would).
 #   (name, firmware, machine options, lines the log must hold)
 # Under SeaBIOS: the BIOS E820 map and an ACPI 1.0 RSDP (RSDT); under OVMF:
 # the EFI memory map (runtime ranges kept reserved) and an ACPI 2.0 RSDP
@@ -502,6 +503,8 @@ def run_firmware_checks(kernel, log_dir, tally):
             raw = f.read()
         if GRUB_ENTRY not in raw:
             problems.append("GRUB's %r is not in the serial log" % GRUB_ENTRY)
+        if log.grub_errors:
+            problems.append("GRUB said: " + "; ".join(log.grub_errors))
         problems += ["no line containing %r" % want for want in story
                      if not any(want in l for l in log.lines)]
         ok = not problems
