@@ -19,6 +19,7 @@
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, tcmalloc, mimalloc
 #
+# UEFI=1 boots (run, boottest, debug) under OVMF instead of SeaBIOS.
 # CC=clang builds everything with clang instead of gcc (objects go to
 # build/clang/, so the two never mix).  EXTRA_TESTS="a.c b.c" compiles
 # extra self-test files into the kernel.  QEMU_ACCEL=kvm opts into KVM.
@@ -39,6 +40,8 @@ MEM        ?= 128M
 QEMU_ACCEL ?= tcg
 QEMU_OPTS  ?=
 CMDLINE    ?=
+UEFI       ?=
+FIRMWARE   := $(if $(filter 1 yes on,$(UEFI)),uefi,bios)
 # Handed to the recipes through the environment, so that quotes, ; and $
 # in the line reach the harness as typed (not through a shell's quotes).
 export CMDLINE
@@ -165,8 +168,12 @@ HOST_COMMON := kernel/kunit.c kernel/spinlock.c kernel/irq_work.c \
 MM_RCU_SRCS := kernel/rcu.c
 # arch/x86_64/srat.c (the SRAT and SLIT parsers) is portable C that
 # fills mm's struct numa_topology: its tests (test_mm_srat.c) run here.
+# So are GRUB's block reader and the EFI memory map and ACPI root checks
+# (multiboot2.c, efi_mmap.c, acpi_root.c), tested by test_boot_firmware.c.
 HOST_MM_SRCS := $(wildcard mm/*.c) $(MM_RCU_SRCS) arch/x86_64/srat.c \
-	$(wildcard tests/host/test_mm_*.c)
+	arch/x86_64/multiboot2.c arch/x86_64/efi_mmap.c \
+	arch/x86_64/acpi_root.c \
+	$(wildcard tests/host/test_mm_*.c) tests/host/test_boot_firmware.c
 HOST_RCU_SRCS := kernel/rcu.c tests/host/test_rcu.c
 HOST_LIB_SRCS := kernel/cmdline.c kernel/params.c kernel/vsprintf.c \
 	tests/host/test_lib.c tests/host/test_params.c \
@@ -364,16 +371,19 @@ QEMU_ENV = QEMU_ACCEL="$(QEMU_ACCEL)" QEMU_OPTS="$(QEMU_OPTS)"
 
 run: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --interactive
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --interactive \
+		--firmware $(FIRMWARE)
 
 boottest: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
 		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" \
-		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD)
+		--timeout $(BOOT_TIMEOUT) --log-dir $(BUILD) \
+		--firmware $(FIRMWARE)
 
 debug: deps $(KERNEL)
 	@$(QEMU_ENV) $(PYTHON) tests/harness/boottest.py --kernel $(KERNEL) \
-		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --debug
+		--smp $(SMP) --mem $(MEM) --cmdline "$$CMDLINE" --debug \
+		--firmware $(FIRMWARE)
 
 # Everything: host tests, then the kernel booted in each configuration,
 # then the harness checks that broken tests really fail.

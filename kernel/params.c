@@ -41,6 +41,7 @@
 
 static const char *const acpi_choices[] = { "on", "off", NULL };
 static const char *const numa_choices[] = { "on", "off", NULL };
+static const char *const qemu_exit_choices[] = { "auto", "on", "off", NULL };
 /* In the order of enum slab_numa_mode (include/slab.h). */
 static const char *const slab_numa_choices[] = {
 	"blind", "linux", "strict", NULL
@@ -87,6 +88,11 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 	[PARAM_PAGE_POISON] = {
 		.name = "page_poison", .type = PARAM_FLAG, .def = 0,
 		.help = "fill freed pages with a pattern and check it when handed out",
+	},
+	[PARAM_QEMU_EXIT] = {
+		.name = "qemu_exit", .type = PARAM_CHOICE,
+		.choices = qemu_exit_choices, .def = 0,
+		.help = "leave through QEMU's isa-debug-exit port at the end: auto (when CPUID says QEMU), on, or off (halt, as on a real machine)",
 	},
 	[PARAM_SEED] = {
 		.name = "seed", .type = PARAM_NUMBER, .min = 0, .max = ~0ull,

@@ -24,6 +24,7 @@ enum kernel_param_id {
 	PARAM_NOX2APIC,
 	PARAM_NUMA,
 	PARAM_PAGE_POISON,
+	PARAM_QEMU_EXIT,
 	PARAM_SEED,
 	PARAM_SLAB_MODE,
 	PARAM_SLAB_NUMA,
@@ -44,6 +45,13 @@ enum param_acpi_choice {
 enum param_numa_choice {
 	PARAM_NUMA_ON,
 	PARAM_NUMA_OFF,
+};
+
+/* The words of qemu_exit= (arch/x86_64/qemu.c). */
+enum param_qemu_exit_choice {
+	PARAM_QEMU_EXIT_AUTO,
+	PARAM_QEMU_EXIT_ON,
+	PARAM_QEMU_EXIT_OFF,
 };
 
 /* The words of slab_numa= are enum slab_numa_mode's (include/slab.h). */

@@ -21,9 +21,12 @@ declare -A need=(
 	[make]=make
 	[ld]=binutils
 )
-# grub-mkrescue needs the BIOS (i386-pc) GRUB modules, which grub-common
-# does not carry.
+# grub-mkrescue needs the BIOS (i386-pc) and UEFI (x86_64-efi) GRUB
+# modules for the hybrid ISO, which grub-common does not carry; the UEFI
+# boots of make test (and make run UEFI=1) need OVMF, QEMU's UEFI firmware.
 [ -d /usr/lib/grub/i386-pc ] || need[__grub_pc_modules]=grub-pc-bin
+[ -d /usr/lib/grub/x86_64-efi ] || need[__grub_efi_modules]=grub-efi-amd64-bin
+compgen -G "/usr/share/OVMF/OVMF_CODE*.fd" >/dev/null || need[__ovmf]=ovmf
 extra_pkgs=("$@")
 case "${CC:-gcc}" in
 *clang*)

@@ -16,10 +16,16 @@
  * acpi_init() says in one line how many enabled CPUs that left out.
  *
  * Where the RSDP comes from, in order: GRUB's multiboot2 ACPI tag (new or
- * old, copied into boot_info), then a scan of the first KiB of the EBDA and
- * of the BIOS area 0xe0000-0xfffff on 16-byte boundaries (ACPI 6.5,
- * 5.2.5.1).  Every structure's checksum is verified before it is trusted;
- * any failure leaves acpi_madt_info.valid false with one clear line.
+ * old, copied into boot_info; under UEFI the only way, since UEFI firmware
+ * need not put an RSDP in the BIOS areas), then a scan of the first KiB of
+ * the EBDA and of the BIOS area 0xe0000-0xfffff on 16-byte boundaries
+ * (ACPI 6.5, 5.2.5.1).  The RSDP and the root table are checked by
+ * acpi_root.c (the checksum, and for an ACPI 2.0 RSDP its length and
+ * extended checksum too); an ACPI 2.0+ RSDP leads to the XSDT (64-bit
+ * table addresses), the RSDT serving only when the XSDT is missing or
+ * refused.  Every other table's checksum is verified before it is trusted;
+ * any failure leaves acpi_madt_info.valid false with one clear line, and
+ * the boot log says which ACPI revision and root table were used.
  * `acpi=off` on the command line takes that path on purpose.
  *
  * NUMA: the SRAT ("SRAT", ACPI 6.5, 5.2.16: which proximity domain each
@@ -40,13 +46,11 @@
 #include <printk.h>
 #include <string.h>
 #include "acpi.h"
+#include "acpi_root.h"
 #include "multiboot2.h"
 #include "srat.h"
 #include "../../kernel/params.h"
 
-#define RSDP_SIGNATURE      "RSD PTR "
-#define RSDP_V1_LEN         20
-#define RSDP_V2_LEN         36
 #define EBDA_SEGMENT_PTR    0x40e      /* BDA word: EBDA segment */
 #define EBDA_SCAN_LEN       1024
 #define BIOS_AREA_START     0xe0000
@@ -63,18 +67,6 @@
 #define MADT_LOCAL_X2APIC_NMI    10
 #define MADT_LAPIC_ENABLED       (1u << 0)
 #define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
-
-struct acpi_rsdp {
-	char signature[8];
-	u8 checksum;          /* of the first 20 bytes */
-	char oem_id[6];
-	u8 revision;          /* 0: ACPI 1.0, 2: ACPI 2.0+ */
-	u32 rsdt_address;
-	u32 length;           /* ACPI 2.0+ from here */
-	u64 xsdt_address;
-	u8 extended_checksum; /* of all `length` bytes */
-	u8 reserved[3];
-} __packed;
 
 struct acpi_table_header {
 	char signature[4];
@@ -157,57 +149,53 @@ u8 acpi_checksum(const void *p, size_t len)
 	return sum;
 }
 
-static bool rsdp_valid(const struct acpi_rsdp *r, size_t avail)
+/* A quiet check, for the scan of the BIOS areas: most places are no RSDP. */
+static bool rsdp_valid(const void *p, size_t avail, struct acpi_root *root)
 {
-	if (avail < RSDP_V1_LEN || memcmp(r->signature, RSDP_SIGNATURE, 8))
-		return false;
-	if (acpi_checksum(r, RSDP_V1_LEN))
-		return false;
-	if (r->revision < 2)
-		return true;
-	return avail >= RSDP_V2_LEN && r->length >= RSDP_V2_LEN &&
-	       !acpi_checksum(r, RSDP_V2_LEN);
+	char why[ACPI_WHY_MAX];
+
+	return acpi_rsdp_check(p, avail, root, why);
 }
 
-static const struct acpi_rsdp *scan_for_rsdp(phys_addr_t start,
-					     phys_addr_t end)
+static bool scan_for_rsdp(phys_addr_t start, phys_addr_t end,
+			  struct acpi_root *root)
 {
 	phys_addr_t p;
 
-	for (p = start; p + RSDP_V1_LEN <= end; p += RSDP_ALIGN) {
-		const struct acpi_rsdp *r = phys_to_virt(p);
-
-		if (rsdp_valid(r, end - p))
-			return r;
-	}
-	return NULL;
+	for (p = start; p + ACPI_RSDP_V1_LEN <= end; p += RSDP_ALIGN)
+		if (rsdp_valid(phys_to_virt(p), end - p, root))
+			return true;
+	return false;
 }
 
-static const struct acpi_rsdp *find_rsdp(const char **source)
+/*
+ * The RSDP GRUB copied into its tag (checked, and the reason printed when
+ * it is refused), else the first good one in the EBDA or the BIOS area (a
+ * UEFI machine has neither: GRUB's tag is the way there).
+ */
+static bool find_rsdp(struct acpi_root *root, const char **source)
 {
-	const struct acpi_rsdp *r;
+	char why[ACPI_WHY_MAX];
 	phys_addr_t ebda;
 
 	if (boot_info.rsdp_len) {
-		r = (const struct acpi_rsdp *)boot_info.rsdp;
-		if (rsdp_valid(r, boot_info.rsdp_len)) {
+		if (acpi_rsdp_check(boot_info.rsdp, boot_info.rsdp_len, root,
+				    why)) {
 			*source = boot_info.rsdp_is_v2 ? "multiboot2 ACPI 2.0 tag" :
 							 "multiboot2 ACPI 1.0 tag";
-			return r;
+			return true;
 		}
-		pr_warn("acpi: the RSDP from the boot loader fails its checksum; scanning the BIOS areas\n");
+		pr_warn("acpi: the RSDP from the boot loader's %s tag is refused: %s; scanning the BIOS areas\n",
+			boot_info.rsdp_is_v2 ? "ACPI 2.0" : "ACPI 1.0", why);
 	}
 	ebda = (phys_addr_t)*(const u16 *)phys_to_virt(EBDA_SEGMENT_PTR) << 4;
-	if (ebda && ebda < BIOS_AREA_END) {
-		r = scan_for_rsdp(ebda, ebda + EBDA_SCAN_LEN);
-		if (r) {
-			*source = "the EBDA";
-			return r;
-		}
+	if (ebda && ebda < BIOS_AREA_END &&
+	    scan_for_rsdp(ebda, ebda + EBDA_SCAN_LEN, root)) {
+		*source = "the EBDA";
+		return true;
 	}
-	r = scan_for_rsdp(BIOS_AREA_START, BIOS_AREA_END);
 	*source = "the BIOS area";
-	return r;
+	return scan_for_rsdp(BIOS_AREA_START, BIOS_AREA_END, root);
 }
 
 /* A table header at `phys`, checked; NULL (with a message) if bad. */
@@ -235,18 +223,16 @@ static const struct acpi_table_header *map_table(u64 phys)
 	return h;
 }
 
-/* Walk the XSDT (entry_size 8) or RSDT (4) for `sig`. */
+/* The first table of signature `sig` the root table lists, checked. */
 static const struct acpi_table_header *find_table(
-	const struct acpi_table_header *sdt, size_t entry_size, const char *sig)
+	const struct acpi_sdt_view *sdt, const char *sig)
 {
-	const u8 *entries = (const u8 *)(sdt + 1);
-	size_t n = (sdt->length - sizeof(*sdt)) / entry_size, i;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		u64 phys = 0;
+	for (i = 0; i < sdt->nr; i++) {
+		u64 phys = acpi_sdt_entry(sdt, i);
 		const struct acpi_table_header *h;
 
-		memcpy(&phys, entries + i * entry_size, entry_size);
 		if (!phys || phys + sizeof(*h) > SZ_4G)
 			continue;
 		h = phys_to_virt(phys);
@@ -412,13 +398,12 @@ u32 acpi_isa_irq_to_gsi(unsigned int irq, u16 *flags)
  * a table refused says why itself (srat.c).  Whether the kernel runs that
  * topology is mm/numa.c's decision (numa_init()).
  */
-static void acpi_read_numa(const struct acpi_table_header *sdt,
-			   size_t entry_size)
+static void acpi_read_numa(const struct acpi_sdt_view *sdt)
 {
 	const struct acpi_table_header *srat, *slit;
 	struct numa_topology *t = &numa_firmware;
 
-	srat = find_table(sdt, entry_size, "SRAT");
+	srat = find_table(sdt, "SRAT");
 	if (!srat) {
 		pr_info("numa: no SRAT: one node\n");
 		return;
@@ -429,7 +414,7 @@ static void acpi_read_numa(const struct acpi_table_header *sdt,
 		t->nr_nodes, t->nr_nodes == 1 ? "" : "s",
 		t->nr_memblks, t->nr_memblks == 1 ? "" : "s",
 		t->nr_cpus, t->nr_cpus == 1 ? "" : "s");
-	slit = find_table(sdt, entry_size, "SLIT");
+	slit = find_table(sdt, "SLIT");
 	if (!slit) {
 		pr_info("numa: no SLIT: default distances\n");
 		return;
@@ -439,35 +424,56 @@ static void acpi_read_numa(const struct acpi_table_header *sdt,
 			t->nr_nodes, t->nr_nodes == 1 ? "" : "s");
 }
 
+/*
+ * The root table at `phys` (the XSDT when is_xsdt), checked whole: false,
+ * with the reason printed, when it is refused.
+ */
+static bool read_root_table(u64 phys, bool is_xsdt, struct acpi_sdt_view *v)
+{
+	const char *name = is_xsdt ? "XSDT" : "RSDT";
+	const struct acpi_table_header *h;
+	char why[ACPI_WHY_MAX];
+
+	if (!phys || phys + sizeof(*h) > SZ_4G) {
+		pr_warn("acpi: the RSDP's %s address %#lx is outside the direct map\n",
+			name, (unsigned long)phys);
+		return false;
+	}
+	h = phys_to_virt(phys);
+	if (acpi_sdt_check(h, h->length <= ACPI_TABLE_MAX_LEN &&
+			   phys + h->length <= SZ_4G ? h->length : sizeof(*h),
+			   is_xsdt, v, why))
+		return true;
+	pr_warn("acpi: %s at %#lx refused: %s\n", name, (unsigned long)phys,
+		why);
+	return false;
+}
+
 void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 {
-	const struct acpi_rsdp *rsdp;
-	const struct acpi_table_header *sdt = NULL, *madt;
+	struct acpi_root root;
+	struct acpi_sdt_view sdt;
+	const struct acpi_table_header *madt;
 	const char *source = "nowhere";
-	size_t entry_size = 4;
+	bool xsdt = false;
 
 	if (param_choice(PARAM_ACPI) == PARAM_ACPI_OFF) {
 		pr_info("acpi: off (command line): running on the boot CPU only\n");
 		return;
 	}
-	rsdp = find_rsdp(&source);
-	if (!rsdp) {
+	if (!find_rsdp(&root, &source)) {
 		pr_warn("acpi: no valid RSDP found: running on the boot CPU only\n");
 		return;
 	}
-	if (rsdp->revision >= 2 && rsdp->xsdt_address) {
-		sdt = map_table(rsdp->xsdt_address);
-		entry_size = 8;
-	}
-	if (!sdt) {
-		sdt = map_table(rsdp->rsdt_address);
-		entry_size = 4;
-	}
-	if (!sdt) {
+	/* ACPI 2.0+: the XSDT and its 64-bit addresses; the RSDT only
+	 * when there is no good XSDT (5.2.5.3: "the OS should use the XSDT"). */
+	if (root.xsdt_phys)
+		xsdt = read_root_table(root.xsdt_phys, true, &sdt);
+	if (!xsdt && !read_root_table(root.rsdt_phys, false, &sdt)) {
 		pr_warn("acpi: no valid XSDT or RSDT: running on the boot CPU only\n");
 		return;
 	}
-	madt = find_table(sdt, entry_size, "APIC");
+	madt = find_table(&sdt, "APIC");
 	if (!madt) {
 		pr_warn("acpi: no valid MADT: running on the boot CPU only\n");
 		return;
@@ -477,14 +483,20 @@ void acpi_init(u32 max_apic_id, u32 boot_apic_id)
 		return;
 	}
 	acpi_madt_info.source = source;
-	acpi_read_numa(sdt, entry_size);
+	acpi_madt_info.rsdp_revision = root.revision;
+	memcpy(acpi_madt_info.oem_id, root.oem_id, sizeof(root.oem_id));
+	acpi_read_numa(&sdt);
 	if (acpi_madt_info.nr_cpus_over_limit)
 		pr_warn("acpi: %u enabled CPU%s skipped: this kernel runs at most NR_CPUS = %u CPUs (the boot CPU, APIC id %u, among them)\n",
 			acpi_madt_info.nr_cpus_over_limit,
 			acpi_madt_info.nr_cpus_over_limit == 1 ? "" : "s",
 			NR_CPUS, boot_apic_id);
+	pr_info("acpi: %s (RSDP revision %u, OEM \"%s\"), %s of %u tables%s\n",
+		acpi_revision_name(root.revision), root.revision, root.oem_id,
+		xsdt ? "XSDT with 64-bit addresses" : "RSDT", sdt.nr,
+		sdt.nr_null ? " (some entries 0, skipped)" : "");
 	pr_info("acpi: RSDP from %s, %s, MADT: %u CPU%s, %u I/O APIC%s, %u override%s, %u LAPIC NMI entr%s\n",
-		source, entry_size == 8 ? "XSDT" : "RSDT",
+		source, xsdt ? "XSDT" : "RSDT",
 		acpi_madt_info.nr_cpus, acpi_madt_info.nr_cpus == 1 ? "" : "s",
 		acpi_madt_info.nr_ioapics, acpi_madt_info.nr_ioapics == 1 ? "" : "s",
 		acpi_madt_info.nr_overrides,

@@ -45,6 +45,8 @@ struct acpi_lapic_nmi {
 struct acpi_madt_info {
 	bool valid;
 	const char *source;          /* where the RSDP was found */
+	u8 rsdp_revision;            /* 0: ACPI 1.0, 2: ACPI 2.0+ */
+	char oem_id[7];              /* the RSDP's, NUL-terminated */
 	u32 lapic_phys;              /* the local APICs' MMIO address */
 	u32 madt_flags;
 	u32 max_apic_id;             /* what the parse was asked to accept */

@@ -8,10 +8,18 @@
  * later depends on where GRUB put the block or on its memory staying intact.
  * The command line and loader name are copied too; pointers into the block
  * would dangle once the memory allocator hands that memory out.
+ *
+ * The memory map: under UEFI two tags describe it, the firmware's EFI map
+ * (tag 17) and GRUB's translation of it into E820 types (tag 6).  Both are
+ * noted during the walk and chosen after it: the EFI map when it converts
+ * (efi_mmap.c: it knows runtime regions, which GRUB's translation may
+ * call "reserved" or lose), else tag 6.  One line of the boot log says
+ * which firmware, and which map, were used.
  */
 #include <printk.h>
 #include <string.h>
 #include "multiboot2.h"
+#include "efi_mmap.h"
 
 #define MB2_TAG_ALIGN 8
 #define BOOT_STRING_MAX 512          /* the boot loader's name */
@@ -43,6 +51,16 @@ struct mb2_mmap_entry {
 	u64 length;
 	u32 type;
 	u32 reserved;
+};
+
+struct mb2_tag_efi64 {
+	u32 type, size;
+	u64 pointer;
+};
+
+struct mb2_tag_efi32 {
+	u32 type, size;
+	u32 pointer;
 };
 
 struct boot_info boot_info;
@@ -105,8 +123,66 @@ static void parse_mmap(const struct mb2_tag_mmap *t)
 	}
 }
 
+/* The EFI map when it converts, else the E820-style one, else none. */
+static void choose_mmap(const struct mb2_tag *efi, const struct mb2_tag *e820)
+{
+	struct efi_mmap_stats st;
+
+	if (efi) {
+		if (efi_mmap_parse_tag(efi, efi->size, boot_info.mmap,
+				       BOOT_MMAP_MAX, &boot_info.nr_mmap,
+				       &st)) {
+			boot_info.mmap_source = BOOT_MMAP_EFI;
+			boot_info.mmap_dropped = st.dropped;
+			boot_info.efi_nr_desc = st.nr_desc;
+			boot_info.efi_runtime = st.runtime;
+			boot_info.efi_boot_services_bytes =
+				st.boot_services_bytes;
+			return;
+		}
+		boot_info.efi_mmap_refused = true;
+	}
+	if (e820) {
+		parse_mmap((const void *)e820);
+		boot_info.mmap_source = BOOT_MMAP_E820;
+	}
+}
+
+/* One line: which firmware, and where the memory map came from. */
+static void report_firmware(void)
+{
+	if (boot_info.firmware == BOOT_FIRMWARE_BIOS)
+		pr_info("boot: BIOS firmware (GRUB passed no EFI system table)\n");
+	else
+		pr_info("boot: UEFI firmware, EFI system table at %#lx, boot services %s\n",
+			(unsigned long)boot_info.efi_system_table,
+			boot_info.efi_boot_services ?
+			"still running (GRUB was asked to keep them)" :
+			"exited by GRUB");
+	switch (boot_info.mmap_source) {
+	case BOOT_MMAP_EFI:
+		pr_info("boot: memory map from the EFI memory map tag: %u descriptors in %u ranges, %u runtime descriptors kept reserved, %lu KiB of boot-services memory usable\n",
+			boot_info.efi_nr_desc, boot_info.nr_mmap,
+			boot_info.efi_runtime,
+			(unsigned long)(boot_info.efi_boot_services_bytes >> 10));
+		break;
+	case BOOT_MMAP_E820:
+		pr_info("boot: memory map from the multiboot2 memory map tag (E820 types%s): %u entries\n",
+			boot_info.efi_mmap_refused ?
+			", GRUB's translation; the EFI map was refused" :
+			boot_info.firmware == BOOT_FIRMWARE_UEFI ?
+			", GRUB's translation; no EFI map was passed" :
+			", from the BIOS", boot_info.nr_mmap);
+		break;
+	case BOOT_MMAP_NONE:
+		pr_err("boot: GRUB passed no memory map\n");
+		break;
+	}
+}
+
 bool multiboot2_parse(u32 magic, const void *info, phys_addr_t info_phys)
 {
+	const struct mb2_tag *efi_mmap = NULL, *e820_mmap = NULL;
 	const u8 *base = info;
 	u32 total;
 	const u8 *p, *end;
@@ -161,7 +237,27 @@ bool multiboot2_parse(u32 magic, const void *info, phys_addr_t info_phys)
 			break;
 		}
 		case MB2_TAG_MMAP:
-			parse_mmap((const void *)tag);
+			e820_mmap = tag;
+			break;
+		case MB2_TAG_EFI_MMAP:
+			efi_mmap = tag;
+			break;
+		case MB2_TAG_EFI64:
+			if (tag->size >= sizeof(struct mb2_tag_efi64)) {
+				boot_info.firmware = BOOT_FIRMWARE_UEFI;
+				boot_info.efi_system_table =
+					((const struct mb2_tag_efi64 *)tag)->pointer;
+			}
+			break;
+		case MB2_TAG_EFI32:
+			if (tag->size >= sizeof(struct mb2_tag_efi32)) {
+				boot_info.firmware = BOOT_FIRMWARE_UEFI;
+				boot_info.efi_system_table =
+					((const struct mb2_tag_efi32 *)tag)->pointer;
+			}
+			break;
+		case MB2_TAG_EFI_BS:
+			boot_info.efi_boot_services = true;
 			break;
 		case MB2_TAG_ACPI_OLD:
 		case MB2_TAG_ACPI_NEW: {
@@ -184,5 +280,7 @@ bool multiboot2_parse(u32 magic, const void *info, phys_addr_t info_phys)
 	}
 	if (!boot_info.cmdline)
 		boot_info.cmdline = "";
+	choose_mmap(efi_mmap, e820_mmap);
+	report_firmware();
 	return true;
 }

@@ -3,6 +3,12 @@
  *
  * The tag numbers and layouts are those of the Multiboot2 specification,
  * section 3.6 ("Boot information format").
+ *
+ * Two firmwares, one reader: under a BIOS, GRUB passes the E820 map (tag
+ * 6) and the ACPI 1.0 RSDP (tag 14); under UEFI it also passes the EFI
+ * system table (tag 12), the firmware's own memory map (tag 17) and the
+ * ACPI 2.0 RSDP (tag 15).  The EFI map is preferred when it is there and
+ * sound (efi_mmap.c converts it); the E820-style tag is the fallback.
  */
 #ifndef ARCH_X86_64_MULTIBOOT2_H
 #define ARCH_X86_64_MULTIBOOT2_H
@@ -18,6 +24,10 @@
 #define MB2_TAG_MMAP      6
 #define MB2_TAG_ACPI_OLD  14
 #define MB2_TAG_ACPI_NEW  15
+#define MB2_TAG_EFI32     11   /* EFI 32-bit system table pointer */
+#define MB2_TAG_EFI64     12   /* EFI 64-bit system table pointer */
+#define MB2_TAG_EFI_MMAP  17   /* the EFI memory map (efi_mmap.h) */
+#define MB2_TAG_EFI_BS    18   /* boot services were not exited */
 
 /* Memory map entry types (spec 3.6.8), the same as the BIOS E820 types. */
 #define MB2_MEMORY_AVAILABLE        1
@@ -41,6 +51,20 @@ struct boot_module {
 	u64 start, end;
 };
 
+/* Which firmware started GRUB: UEFI when GRUB passed an EFI system table. */
+enum boot_firmware {
+	BOOT_FIRMWARE_BIOS,
+	BOOT_FIRMWARE_UEFI,
+};
+
+/* Where boot_info.mmap came from. */
+enum boot_mmap_source {
+	BOOT_MMAP_NONE,
+	BOOT_MMAP_E820,       /* tag 6: the BIOS E820 map, or GRUB's
+				 translation of the EFI map */
+	BOOT_MMAP_EFI,        /* tag 17: the firmware's own EFI map */
+};
+
 struct boot_info {
 	phys_addr_t info_phys;        /* the information block itself */
 	u32 info_size;
@@ -55,6 +79,14 @@ struct boot_info {
 	u8 rsdp[BOOT_RSDP_MAX];       /* copy of the ACPI RSDP, if given */
 	unsigned int rsdp_len;        /* 0: GRUB gave none */
 	bool rsdp_is_v2;
+	enum boot_firmware firmware;
+	u64 efi_system_table;         /* physical; 0 under BIOS */
+	bool efi_boot_services;       /* GRUB left them running (tag 18) */
+	enum boot_mmap_source mmap_source;
+	bool efi_mmap_refused;        /* tag 17 came but was not usable */
+	unsigned int efi_nr_desc;     /* descriptors in tag 17 */
+	unsigned int efi_runtime;     /* of them, kept for runtime services */
+	u64 efi_boot_services_bytes;  /* boot-services memory made usable */
 };
 
 extern struct boot_info boot_info;

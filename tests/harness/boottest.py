@@ -3,11 +3,15 @@
 
   boottest.py --kernel build/gcc/kernel.elf --smp 4 --mem 2G [--cmdline ...]
               [--timeout S] [--log-dir build] [--interactive | --debug]
+              [--firmware bios|uefi]
 
 Builds (or reuses) an ISO for the kernel and command line, boots it
 headless under TCG (QEMU_ACCEL=kvm opts into KVM when /dev/kvm is usable;
 QEMU_OPTS adds options), saves the serial log in the log directory, enforces
-the timeout, then parses the KTAP and prints one summary.  Exit status 0
+the timeout, then parses the KTAP and prints one summary.  The ISO boots under SeaBIOS
+(QEMU's default) or, with --firmware uefi, under OVMF (Debian's `ovmf`):
+its code read-only and a fresh copy of its variable store per boot, both
+as pflash drives.  Exit status 0
 only when the kernel exited with the pass status and every case passed.
 """
 import argparse
@@ -15,6 +19,7 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -77,13 +82,48 @@ def accel_args():
     return ["-accel", "tcg", "-cpu", "max"], "tcg"
 
 
-def qemu_command(iso, smp, mem, extra_opts=None, exit_device=True):
+# OVMF, UEFI firmware for QEMU (Debian's ovmf package): the code and the
+# variable store it starts from, the 4 MiB build first.  The store is
+# written by the firmware, so every boot gets its own copy (ovmf_args()).
+OVMF_DIR = "/usr/share/OVMF"
+OVMF_PAIRS = (("OVMF_CODE_4M.fd", "OVMF_VARS_4M.fd"),
+              ("OVMF_CODE.fd", "OVMF_VARS.fd"))
+FIRMWARES = ("bios", "uefi")
+
+
+def ovmf_files():
+    """(code, vars) of the first OVMF build installed, or None."""
+    for code, varstore in OVMF_PAIRS:
+        c, v = os.path.join(OVMF_DIR, code), os.path.join(OVMF_DIR, varstore)
+        if os.path.exists(c) and os.path.exists(v):
+            return c, v
+    return None
+
+
+def ovmf_args(vars_copy):
+    """The pflash drives of a UEFI boot, the variable store copied to
+    vars_copy; a clear error when OVMF is not installed."""
+    found = ovmf_files()
+    if not found:
+        raise SystemExit("boottest: a UEFI boot needs OVMF, and %s holds "
+                         "none of %s (apt-get install ovmf)"
+                         % (OVMF_DIR, ", ".join(c for c, _ in OVMF_PAIRS)))
+    code, varstore = found
+    shutil.copyfile(varstore, vars_copy)
+    return ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy]
+
+
+def qemu_command(iso, smp, mem, extra_opts=None, exit_device=True,
+                 firmware="bios", vars_copy=None):
     accel, name = accel_args()
     cmd = ["qemu-system-x86_64"] + accel + [
         "-smp", str(smp), "-m", str(mem),
         "-cdrom", iso, "-boot", "d",
         "-display", "none", "-no-reboot",
     ]
+    if firmware == "uefi":
+        cmd += ovmf_args(vars_copy or iso + ".ovmf-vars.fd")
     if exit_device:
         cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += shlex.split(os.environ.get("QEMU_OPTS", ""))
@@ -176,7 +216,7 @@ def with_watchdog_stretch(smp, cmdline, qemu_opts, host=None):
 
 
 def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
-             extra_opts=None, exit_device=True, linger=None):
+             extra_opts=None, exit_device=True, linger=None, firmware="bios"):
     """Boot once; returns (log, exit_status, timed_out, seconds).
 
     Without the exit device QEMU never ends by itself: linger=(marker, s)
@@ -189,7 +229,8 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
     opts = shlex.split(os.environ.get("QEMU_OPTS", "")) + (extra_opts or [])
     cmdline = with_watchdog_stretch(smp, cmdline, opts)
     iso = build_iso(kernel, cmdline, os.path.dirname(log_path))
-    cmd, accel = qemu_command(iso, smp, mem, extra_opts, exit_device)
+    cmd, accel = qemu_command(iso, smp, mem, extra_opts, exit_device,
+                              firmware, log_path + ".ovmf-vars.fd")
     marker_seen = threading.Event()
     cmd += ["-serial", "stdio", "-monitor", "none"]
     start = time.time()
@@ -250,11 +291,14 @@ def run_boot(kernel, smp, mem, cmdline, timeout, log_path, echo=False,
     return log, status, timed_out, time.time() - start, accel
 
 
-def log_name(smp, mem, cmdline, qemu_opts="", accel="tcg"):
-    """The log's name for one configuration: boot-smp<N>-<MEM>, and when
-    the command line, QEMU_OPTS or the accelerator is not the default, a
-    short hash of them, so two configurations never share a file."""
+def log_name(smp, mem, cmdline, qemu_opts="", accel="tcg", firmware="bios"):
+    """The log's name for one configuration: boot-smp<N>-<MEM> (-uefi
+    under OVMF), and when the command line, QEMU_OPTS or the accelerator
+    is not the default, a short hash of them, so two configurations never
+    share a file."""
     name = "boot-smp%s-%s" % (smp, mem)
+    if firmware != "bios":
+        name += "-" + firmware
     extra = "\0".join((cmdline, qemu_opts, accel))
     if cmdline or qemu_opts or accel != "tcg":
         name += "-" + hashlib.sha1(extra.encode()).hexdigest()[:8]
@@ -307,11 +351,14 @@ def main():
     ap.add_argument("--log-dir", default="build")
     ap.add_argument("--interactive", action="store_true")
     ap.add_argument("--debug", action="store_true")
+    ap.add_argument("--firmware", choices=FIRMWARES, default="bios")
     a = ap.parse_args()
 
     if a.interactive or a.debug:
         iso = build_iso(a.kernel, a.cmdline, a.log_dir)
-        cmd, _ = qemu_command(iso, a.smp, a.mem)
+        cmd, _ = qemu_command(iso, a.smp, a.mem, firmware=a.firmware,
+                              vars_copy=os.path.join(a.log_dir,
+                                                     "ovmf-vars-run.fd"))
         cmd += ["-serial", "mon:stdio"]
         if a.debug:
             gdbinit = os.path.join(a.log_dir, "gdbinit")
@@ -340,11 +387,12 @@ def main():
         return status
 
     name = log_name(a.smp, a.mem, a.cmdline, os.environ.get("QEMU_OPTS", ""),
-                    os.environ.get("QEMU_ACCEL", "tcg") or "tcg")
+                    os.environ.get("QEMU_ACCEL", "tcg") or "tcg", a.firmware)
     log_path = os.path.join(a.log_dir, name + ".log")
     print("boottest: log in " + log_path)
     log, status, timed_out, secs, accel = run_boot(
-        a.kernel, a.smp, a.mem, a.cmdline, a.timeout, log_path)
+        a.kernel, a.smp, a.mem, a.cmdline, a.timeout, log_path,
+        firmware=a.firmware)
     reasons = ktap.verdict(log, status, timed_out, a.timeout)
     head, reasons = describe("%s [%s]" % (name, accel), log, reasons, secs)
     print(head)

@@ -38,6 +38,10 @@ STAMP = re.compile(r"^\[\s*(\d+)\.(\d+)\] cpu\d+: ")
 # little memory for the image), its own "error: ..." lines.
 TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 GRUB_ERROR = re.compile(r"^error: (.*)$")
+# GRUB under UEFI, where no VGA text mode exists, warns that the kernel
+# gets no console (it asks for no framebuffer: it speaks on the serial
+# port).  GRUB's line, before the kernel's first: no kernel report.
+GRUB_NO_CONSOLE = re.compile(r"^WARNING: no console will be available to OS")
 RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?: # (SKIP)\b ?(.*))?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (\S+)")
@@ -124,6 +128,8 @@ def parse_lines(lines):
         m = GRUB_ERROR.match(line)
         if m and not log.kernel_started:
             log.grub_errors.append(m.group(1))
+            continue
+        if GRUB_NO_CONSOLE.match(line) and not log.kernel_started:
             continue
         body = line.strip()
         nested = line.startswith("    ")

@@ -489,6 +489,102 @@ def run_broken(kernel, suite, expect, timeout, smp, log_dir, tally):
     tally.check(ok)
 
 
+# One ISO, two firmwares, two machines (scripts/mkiso.sh builds a hybrid
+# image): each boots with test=none and must tell its own story, GRUB's
+# menu entry included (its output reaches the serial port under both),
+# and GRUB must print no error (a module mkiso.sh left out would).
+#   (name, firmware, machine options, lines the log must hold)
+# Under SeaBIOS: the BIOS E820 map and an ACPI 1.0 RSDP (RSDT); under OVMF:
+# the EFI memory map (runtime ranges kept reserved) and an ACPI 2.0 RSDP
+# whose XSDT is walked.
+FIRMWARE_SMP = "2"
+GRUB_ENTRY = "Booting `teaching kernel'"
+BIOS_STORY = ["boot: BIOS firmware",
+              "boot: memory map from the multiboot2 memory map tag (E820 "
+              "types, from the BIOS)",
+              "acpi: ACPI 1.0 (RSDP revision 0",
+              "smp: 2 CPUs online"]
+UEFI_STORY = ["boot: UEFI firmware, EFI system table at",
+              "boot: memory map from the EFI memory map tag:",
+              "acpi: ACPI 2.0+ (RSDP revision 2",
+              "XSDT with 64-bit addresses",
+              "acpi: RSDP from multiboot2 ACPI 2.0 tag, XSDT",
+              "smp: 2 CPUs online"]
+FIRMWARE_BOOTS = [
+    ("bios-pc", "bios", [], BIOS_STORY),
+    ("bios-q35", "bios", ["-machine", "q35"], BIOS_STORY),
+    ("uefi-pc", "uefi", [], UEFI_STORY),
+    ("uefi-q35", "uefi", ["-machine", "q35"], UEFI_STORY),
+]
+
+
+def run_firmware_checks(kernel, log_dir, tally):
+    for name, firmware, opts, story in FIRMWARE_BOOTS:
+        log_path = os.path.join(log_dir, "harness-firmware-%s.log" % name)
+        log, status, timed_out, secs, _ = boottest.run_boot(
+            kernel, FIRMWARE_SMP, "128M", "test=none", BOOT_TIMEOUT,
+            log_path, extra_opts=opts, firmware=firmware)
+        problems = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
+        with open(log_path, errors="replace") as f:
+            raw = f.read()
+        if GRUB_ENTRY not in raw:
+            problems.append("GRUB's %r is not in the serial log" % GRUB_ENTRY)
+        if log.grub_errors:
+            problems.append("GRUB said: " + "; ".join(log.grub_errors))
+        problems += ["no line containing %r" % want for want in story
+                     if not any(want in l for l in log.lines)]
+        ok = not problems
+        print("%-30s %s  (%.1f s)" % ("firmware:" + name,
+                                      "ok, the boot says so" if ok else
+                                      "FAILED", secs))
+        for p in problems:
+            print("    " + p)
+        if not ok:
+            print("    log: " + log_path)
+        tally.check(ok)
+
+
+# A real machine has no exit port (arch/x86_64/qemu.c): qemu_exit=off makes
+# QEMU one.  The kernel must say how the run ended and halt without
+# touching the port (QEMU then never ends by itself), and nothing may
+# follow: no hard LOCKUP from the watchdog, whose heartbeat NMI still
+# comes while the CPU halts.  With watchdog_thresh=1 the seconds the
+# harness waits after the line are several watchdog periods (under TCG the
+# guest's clock is the host's: a busy host makes the wait no shorter in
+# guest time).
+HALT_CMDLINE = "test=none qemu_exit=off watchdog_thresh=1"
+HALT_LINE = ("halted: the run passed; no QEMU exit port used (qemu_exit=off): "
+             "switch the machine off or reset it")
+HALT_LINGER_S = 3
+
+
+def run_halt_without_exit(kernel, log_dir, tally):
+    log_path = os.path.join(log_dir, "harness-firmware-halt.log")
+    log, status, timed_out, secs, _ = boottest.run_boot(
+        kernel, "1", "128M", HALT_CMDLINE, BOOT_TIMEOUT, log_path,
+        linger=("halted:", HALT_LINGER_S))
+    problems = []
+    if timed_out:
+        problems.append("no 'halted:' line within %d s" % BOOT_TIMEOUT)
+    halted = [i for i, l in enumerate(log.lines) if HALT_LINE in l]
+    if not halted:
+        problems.append("no line %r" % HALT_LINE)
+    else:
+        after = [l.strip() for l in log.lines[halted[0] + 1:] if l.strip()]
+        if after:
+            problems.append("the kernel spoke after halting: %r" % after[0])
+    if status in (ktap.EXIT_PASS, ktap.EXIT_FAIL, ktap.EXIT_PANIC):
+        problems.append("QEMU exited with %d: the exit port was written"
+                        % status)
+    ok = not problems
+    print("%-30s %s  (%.1f s)" % ("firmware:halt-without-exit",
+                                  "ok, said so and halted" if ok else
+                                  "FAILED", secs))
+    for p in problems:
+        print("    " + p + "; log: " + log_path)
+    tally.check(ok)
+
+
 # A panic where nothing can end the machine (no isa-debug-exit, as on real
 # hardware) must be the last thing the kernel says: the panicking CPU halts
 # with NMIs open, and the watchdog's heartbeat NMI must not report a second
@@ -1577,6 +1673,8 @@ def main():
             run_boot(a.kernel, name, smp, mem,
                      " ".join(x for x in (cmdline, a.cmdline) if x),
                      a.log_dir, tally, extra_opts=opts)
+        run_firmware_checks(a.kernel, a.log_dir, tally)
+        run_halt_without_exit(a.kernel, a.log_dir, tally)
         run_bad_options(a.kernel, a.log_dir, tally)
         run_small_memory(a.kernel, a.log_dir, tally)
         run_drop_checks(a.kernel, a.log_dir, tally)
