@@ -9,13 +9,14 @@
  * harness looks for) is exactly what it would be without viz=.  A
  * snapshot is a few short lines (docs/viz.md has the grammar):
  *
- *   s SEQ T_US TICKS                  begin: number, printk's clock, cpu0 ticks
+ *   s SEQ SECONDS TICKS               begin: number, printk's clock, cpu0 ticks
  *   c CPU NMIS 6 nolock counters DEFERRED_NOW      one per possible CPU
  *   z NODE ZONE NR_FREE[0..10] PCP_COUNT[cpu..] NR_DEFERRED  one per zone
  *   k NAME CAP MAIN SPARE (per CPU) BF BE NP NF (per node) FLUSH +SLAB -SLAB
  *   e SEQ                             end: a snapshot without it is cut off
  *
- * after one header line (`h VERSION EVERY_MS CPUS NODES ORDERS BARN_MAX`)
+ * after one header line (`h VERSION EVERY_MS CPUS NODES ORDERS BARN_MAX_FULL
+ * BARN_MAX_EMPTY`)
  * written at arming time.  Only cpu0 writes COM2, and only from its tick
  * (before the EOI, so IRQs stay off and no second tick can nest inside a
  * snapshot); the header is written before the tick is armed (release
@@ -72,7 +73,7 @@
 #include "timekeeping.h"
 
 #define VIZ_FORMAT_VERSION 1
-#define VIZ_MAX_CACHES     64    /* the boot makes about 30 */
+#define VIZ_MAX_CACHES     64    /* the boot makes 14 today */
 #define VIZ_PIECE_MAX      160   /* one formatted piece of a line */
 #define MS_PER_SEC         1000
 
