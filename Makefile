@@ -18,6 +18,9 @@
 #                       and machine types (pc, q35); a table of the results
 #   make bench          kernel benchmarks: CSV, plots, report in build/bench/
 #   make bench-host     host benchmark: slab vs glibc, jemalloc, tcmalloc, mimalloc
+#   make viz            boot a workload with allocator snapshots and draw
+#                       build/viz/<WORKLOAD>.html (WORKLOAD=storm, prodcons,
+#                       shrink; VIZ_MS=ms between snapshots; SMP, default 2)
 #
 # UEFI=1 boots (run, boottest, debug) under OVMF instead of SeaBIOS.
 # CC=clang builds everything with clang instead of gcc (objects go to
@@ -87,7 +90,7 @@ KERNEL := $(OBJ)/kernel.elf
 ISO    := $(OBJ)/kernel.iso
 
 .PHONY: all kernel iso run test boottest debug host-tests clean deps cpu-slab-step \
-	bench bench-host FORCE
+	bench bench-host viz viz-deps FORCE
 all: kernel
 
 deps:
@@ -403,6 +406,25 @@ test: deps $(HOST_MM_TESTS) $(HOST_LIB_TESTS) $(HOST_RCU_TESTS) \
 		--kernel $(KERNEL) --broken-kernel $(BUILD)/broken/$(COMPILER)/kernel.elf \
 		--log-dir $(BUILD) --cmdline "$$CMDLINE" \
 		--plugin-check $(PLUGIN)
+
+# The replay page (docs/viz.md): the kernel writes a snapshot of the
+# allocator every VIZ_MS ms to COM2 (viz=, kernel/viz.c), scripts/viz.py
+# boots WORKLOAD with a second serial port and draws the page.  make test
+# loads a page in headless Chromium (tests/harness/viz_check.py).
+WORKLOAD ?= storm
+VIZ_MS   ?= 20
+VIZ_SMP  := $(if $(filter command line environment,$(origin SMP)),$(SMP),2)
+
+viz-deps:
+	@CC="$(CC)" scripts/ensure-deps.sh chromium
+
+viz: deps $(KERNEL)
+	@$(QEMU_ENV) $(PYTHON) scripts/viz.py --kernel $(KERNEL) \
+		--workload $(WORKLOAD) --smp $(VIZ_SMP) --mem $(MEM) \
+		--every $(VIZ_MS) --cmdline "$$CMDLINE" \
+		-o $(BUILD)/viz/$(WORKLOAD).html
+
+test: viz-deps
 
 # The soak (tests/harness/soak.py): SOAK_BOOTS boots, boot i with seed
 # SOAK_SEED+i and the i-th configuration of a walk over SMP 1..32, memory

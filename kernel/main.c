@@ -17,6 +17,7 @@
 #include <slab.h>
 #include <smp.h>
 #include <string.h>
+#include <viz.h>
 #include "cmdline.h"
 #include "params.h"
 #include "serial.h"
@@ -180,6 +181,7 @@ void kernel_main(u32 magic, u32 info_phys)
 	slab_trace_setup(param_text(PARAM_TRACE_ALLOC)); /* trace_alloc= */
 	rcu_init();                      /* before the ticks and idle loops */
 	smp_init();                      /* APIC timer, other CPUs, watchdog */
+	viz_init();                      /* viz=: snapshots on COM2 */
 
 	run_self_tests();                /* never returns */
 }

@@ -31,6 +31,7 @@
 #define AP_TIMEOUT_MS_DEFAULT     2000   /* per CPU, arch/x86_64/smpboot.c */
 #define AP_TIMEOUT_MS_MAX         600000 /* ten minutes */
 #define LOGLEVEL_MAX              LOGLEVEL_DEBUG
+#define VIZ_MS_MAX                60000  /* a minute; 0 is off, below 10 ms one tick */
 
 /* One report line: a prefix, the option, then what is wrong. */
 #define PARAM_LINE_MAX 256
@@ -120,6 +121,11 @@ const struct kernel_param kernel_param_table[NR_KERNEL_PARAMS] = {
 	[PARAM_TRACE_ALLOC] = {
 		.name = "trace_alloc", .type = PARAM_TEXT, .needs_text = true,
 		.help = "cache[,cache...] (a trailing * a prefix): print every step of their allocations and frees",
+	},
+	[PARAM_VIZ] = {
+		.name = "viz", .type = PARAM_NUMBER, .unit = "ms",
+		.min = 0, .max = VIZ_MS_MAX, .def = 0, .def_text = "off",
+		.help = "an allocator snapshot every this many ms (at least a tick; 0: off), on COM2 (kernel/viz.c)",
 	},
 	[PARAM_WATCHDOG_THRESH] = {
 		.name = "watchdog_thresh", .type = PARAM_NUMBER, .unit = "seconds",

@@ -54,6 +54,7 @@
 #include <numa.h>
 #include <smp.h>
 #include <string.h>
+#include <viz.h>
 #include <watchdog.h>
 #include "acpi.h"
 #include "apic.h"
@@ -108,6 +109,7 @@ static void apic_timer_interrupt(struct pt_regs *regs)
 	per_cpu(apic_timer_ticks, smp_processor_id())++;
 	watchdog_timer_tick();
 	rcu_sched_clock_irq(from_task_or_idle);
+	viz_timer_tick();   /* before the EOI: no tick nests in a snapshot */
 	apic_eoi();
 	if (from_task_or_idle)
 		rcu_irq_exit_invoke();

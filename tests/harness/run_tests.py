@@ -44,6 +44,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktap  # noqa: E402
 import boottest  # noqa: E402
+import viz_check  # noqa: E402
 
 # The suites of the slab_mode= boots below (slab* takes slab_rcu).
 SLAB_MODE_SUITES = ("walkthrough,slab*,sheaf*,nolock,mm_check*,interleave*,"
@@ -1574,6 +1575,55 @@ def run_walkthrough_doc_check(kernel, log_dir, tally):
     tally.check(ok)
 
 
+# The replay page (docs/viz.md): a short boot with viz= whose console log
+# must pass as any boot's (its cases count) and whose COM2 log must be well
+# formed (one test), and the page of a recorded log loaded in headless
+# Chromium, its numbers at one instant read back from the DOM (one test).
+VIZ_LIVE = ("smp2-128M-viz", "2", "128M", "test=slab_sheaf,viz viz=10")
+VIZ_PY = os.path.join(ROOT, "scripts", "viz.py")
+
+
+def run_viz_checks(kernel, log_dir, tally):
+    name, smp, mem, cmdline = VIZ_LIVE
+    log_path = os.path.join(log_dir, "boot-%s.log" % name)
+    viz_log = os.path.join(log_dir, "boot-%s.viz.log" % name)
+    if os.path.exists(viz_log):
+        os.remove(viz_log)
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import viz  # noqa: E402
+    log, status, timed_out, secs, accel = boottest.run_boot(
+        kernel, smp, mem, cmdline, BOOT_TIMEOUT, log_path,
+        extra_opts=viz.com2_opts(viz_log))
+    reasons = ktap.verdict(log, status, timed_out, BOOT_TIMEOUT)
+    report("boot:" + name, log, reasons, log_path,
+           "%.1f s, %s" % (secs, accel), tally)
+    start = time.time()
+    problems, n = viz_check.check_live(viz_log, boottest.vcpus(smp))
+    page = os.path.join(log_dir, "boot-%s.html" % name)
+    r = subprocess.run([sys.executable, VIZ_PY, viz_log, "--console",
+                        log_path, "-o", page], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    if r.returncode:
+        problems.append("viz.py: " + r.stdout.decode("utf-8", "replace"))
+    print("%-30s %s  (%.1f s)" % (
+        "harness:viz-live", "ok, %d snapshots on COM2, drawn" % n
+        if not problems else "FAILED", time.time() - start))
+    for p in problems:
+        print("    " + p)
+    if problems:
+        print("    log: " + viz_log)
+    tally.check(not problems)
+    start = time.time()
+    problems, n = viz_check.check_page(log_dir)
+    print("%-30s %s  (%.1f s)" % (
+        "harness:viz-page", "ok, %d numbers in Chromium's DOM as logged, "
+        "screenshot %s" % (n, os.path.join(log_dir, "viz-check", "page.png"))
+        if not problems else "FAILED", time.time() - start))
+    for p in problems:
+        print("    " + p)
+    tally.check(not problems)
+
+
 def run_gdb_commands_check(kernel, log_dir, tally):
     """check_gdb_commands() as a test of its own: one line, one count."""
     start = time.time()
@@ -1681,6 +1731,7 @@ def main():
         run_tool_checks(a.kernel, a.log_dir, tally)
         run_gdb_commands_check(a.kernel, a.log_dir, tally)
         run_walkthrough_doc_check(a.kernel, a.log_dir, tally)
+        run_viz_checks(a.kernel, a.log_dir, tally)
         if a.broken_kernel:
             for suite, expect, timeout, smp in BROKEN_CHECKS:
                 run_broken(a.broken_kernel, suite, expect, timeout, smp,
