@@ -652,6 +652,28 @@ static void barn_keeps_its_bound_of_empty_sheaves(struct kunit *test)
 /* ===================================================================== */
 
 static void *parked[2];
+#define PARK_FILL_MAX 256   /* objects of kmalloc-64 slabs, and more */
+static void *park_fill[PARK_FILL_MAX];
+
+/*
+ * A cpu-slab class frees to a slab that stays on the partial list without
+ * list_lock (mm/cpu_slab.c), so the lock the test holds would not park
+ * it.  Allocate on until neither parked object's slab is this CPU's: both
+ * slabs are then full, off the CPU, and each free must move its slab off
+ * the full list, under the lock.  Returns how many it allocated.
+ */
+static unsigned int fill_slabs_of_parked(struct kmem_cache *s)
+{
+	unsigned int n = 0;
+
+	if (kmem_cache_mode(s) != SLAB_MODE_CPU_SLAB)
+		return 0;
+	while (n < PARK_FILL_MAX &&
+	       (virt_to_slab(parked[0]) == ((struct kmem_cache_cpu *)this_cpu_line(s->cpu_slab))->slab ||
+		virt_to_slab(parked[1]) == ((struct kmem_cache_cpu *)this_cpu_line(s->cpu_slab))->slab))
+		park_fill[n++] = kmalloc(VICTIM_SIZE, GFP_KERNEL);
+	return n;
+}
 
 static void park_two(void)
 {
@@ -664,6 +686,7 @@ static void deferred_link_is_encoded(struct kunit *test)
 	struct kmem_cache *s = victim_cache();
 	struct held h = { .which = HELD_LIST };
 	unsigned long before = quiesced_free_pages();
+	unsigned int nfill;
 	void **slot;
 	unsigned long stored;
 	bool ran;
@@ -672,6 +695,7 @@ static void deferred_link_is_encoded(struct kunit *test)
 	parked[1] = kmalloc(VICTIM_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, parked[0]);
 	KUNIT_ASSERT_NOT_NULL(test, parked[1]);
+	nfill = fill_slabs_of_parked(s);
 	kmem_cache_shrink(s);            /* no sheaf to take them */
 	stats_mark();
 	take(&h, NULL);
@@ -693,6 +717,8 @@ static void deferred_link_is_encoded(struct kunit *test)
 	release(&h, NULL);
 	KUNIT_ASSERT_TRUE(test, ran);
 	KUNIT_EXPECT_TRUE(test, wait_for_deferred_frees());
+	while (nfill)
+		kfree(park_fill[--nfill]);
 	KUNIT_EXPECT_EQ(test, quiesced_free_pages(), before);
 }
 
