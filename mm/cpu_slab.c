@@ -678,9 +678,9 @@ static __always_inline void *cpu_slab_alloc_fast(struct kmem_cache *s)
 		/* Two loads: an interrupt may change both between them. */
 		mm_point_fast(MM_POINT_CPU_SLAB_FAST_HEAD, s);
 		slab = READ_ONCE(c->slab);
-		/* A flush IPI between the two reads leaves an object and no
-		 * slab (then the commit would fail; go slow instead of
-		 * reading the free pointer against a NULL slab). */
+		/* !slab: an IRQ between the two loads took the slab away (a
+		 * flush, or an allocation that found no memory); object is
+		 * then stale, and its successor cannot be looked up. */
 		if (unlikely((tid & TID_BUSY) || !object || !slab))
 			return NULL;
 		/* May read a taken object's data (then the commit fails).

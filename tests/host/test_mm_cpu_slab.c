@@ -735,7 +735,11 @@ static void flush_ipi_here(void)
  * allocation fast path's read of the freelist head and its read of the
  * slab: the slab it reads is NULL, the head a stale object of the slab
  * just unfrozen.  The fast path must go slow, not look the successor up
- * in a NULL slab; the slow path freezes the slab again from the node.
+ * in a NULL slab (object_index() of a NULL slab reads NULL->objects in
+ * the kernel, whose vmemmap puts slab_base(NULL) below every object; the
+ * host build warns instead); the slow path freezes the slab again from
+ * the node.  An IRQ allocation that leaves this CPU without a slab (the
+ * slab full, no memory) does the same.
  */
 static void flush_between_fast_path_reads(struct kunit *test)
 {
