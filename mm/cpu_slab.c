@@ -970,6 +970,14 @@ bool cpu_slab_free_fastpath(struct kmem_cache *s, void *object)
 	return cpu_slab_free_fast(s, slab, object);
 }
 
+void cpu_slab_free_checked(struct kmem_cache *s, void *object,
+			   unsigned long caller)
+{
+	if (likely(cpu_slab_free_fastpath(s, object)))
+		return;
+	cpu_slab_free_slow(s, virt_to_slab(object), object, LOCK_SPIN, caller);
+}
+
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
 		   unsigned long caller)
 {

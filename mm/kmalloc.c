@@ -378,8 +378,14 @@ static __noinline void kfree_slow(const void *p, enum lock_how how,
 {
 	struct kmem_cache *s = slab_fast_free_cache(p);
 
-	if (s && cache_has_cpu_slab(s) && cpu_slab_free_fastpath(s, (void *)p))
-		return;
+	if (s && cache_has_cpu_slab(s)) {
+		if (how == LOCK_SPIN && !in_nmi()) {
+			cpu_slab_free_checked(s, (void *)p, caller);
+			return;
+		}
+		if (cpu_slab_free_fastpath(s, (void *)p))
+			return;
+	}
 	kfree_dispatch(p, how, caller);
 }
 

@@ -639,9 +639,11 @@ static __noinline void *kmem_cache_alloc_slow(struct kmem_cache *s, gfp_t gfp,
 static __noinline void kmem_cache_free_slow(struct kmem_cache *s,
 					    void *object, unsigned long caller)
 {
-	if (cache_has_cpu_slab(s) && slab_fast_free_cache(object) == s &&
-	    cpu_slab_free_fastpath(s, object))
+	if (cache_has_cpu_slab(s) && !in_nmi() &&
+	    slab_fast_free_cache(object) == s) {
+		cpu_slab_free_checked(s, object, caller);
 		return;
+	}
 	if (!object)
 		return;
 	slab_free(s, object, caller);
@@ -671,9 +673,10 @@ void slab_free(struct kmem_cache *s, void *object, unsigned long caller)
 	}
 	/* A cpu-slab cache's fast path checks what the sheaves' does: the
 	 * first byte of an object of this very cache (slab_fast_free_cache()). */
-	if (cache_has_cpu_slab(s) && slab_fast_free_cache(object) == s &&
-	    cpu_slab_free_fastpath(s, object))
+	if (cache_has_cpu_slab(s) && slab_fast_free_cache(object) == s) {
+		cpu_slab_free_checked(s, object, caller);
 		return;
+	}
 	if (!slab_free_check(s, object, caller))
 		return;
 	kasan_slab_free(s, object);

@@ -1207,6 +1207,10 @@ void *cpu_slab_alloc(struct kmem_cache *s, gfp_t gfp, enum lock_how how,
  */
 void *cpu_slab_alloc_fastpath(struct kmem_cache *s);
 bool cpu_slab_free_fastpath(struct kmem_cache *s, void *object);
+/* The free of an object slab_fast_free_cache() found to be s's: the fast
+ * path, else the slow one (ordinary context: it may wait for list_lock). */
+void cpu_slab_free_checked(struct kmem_cache *s, void *object,
+			   unsigned long caller);
 /* A free accepted by slab_free_check(); false only with LOCK_TRY, when
  * the list_lock it needed was held (the caller parks the object). */
 bool cpu_slab_free(struct kmem_cache *s, void *object, enum lock_how how,
