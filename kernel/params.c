@@ -35,6 +35,8 @@
 
 /* One report line: a prefix, the option, then what is wrong. */
 #define PARAM_LINE_MAX 256
+/* The unknown-option report names every option; printk's lines hold 512. */
+#define PARAM_UNKNOWN_LINE_MAX 480
 #define PARAM_NUMBER_DIGITS 24   /* a u64 in decimal, and its NUL */
 /* Bytes of a key or value quoted in a report: the rest of the line (what
  * is allowed, the options there are) must fit after it. */
@@ -261,7 +263,9 @@ static const char *cut_mark(const char *s)
 
 static void report_unknown(const char *key, param_report_fn say)
 {
-	char line[PARAM_LINE_MAX];
+	/* Every option's name after the quoted key: longer than the other
+	 * reports' lines (about 250 bytes of names today). */
+	char line[PARAM_UNKNOWN_LINE_MAX];
 	size_t len;
 	unsigned int i;
 

@@ -614,14 +614,33 @@ enum slab_list {
 	SLABS_FULL,
 };
 
+/* L3 and X3 for one slab, on a list or frozen (`what` names which): its
+ * freelist, and the objects held (in sheaves, on a CPU's freelist) in it. */
+static void check_slab_objects(struct cache_scan *cs, struct page *slab,
+			       const char *what, unsigned long *held_found)
+{
+	unsigned int nfree = check_freelist_locked(cs, slab);
+	unsigned long held;
+
+	if (nfree != slab->objects - slab->inuse)
+		violation(&cs->c, SLAB_C,
+			  "%s %p: %u objects on the freelist, but inuse %u of %u",
+			  what, page_address(slab), nfree, slab->inuse,
+			  slab->objects);
+	held = held_in_slab(cs, slab);
+	if (held > slab->inuse)
+		violation(&cs->c, SLAB_RULES,
+			  "%s %p: %lu of its objects held in sheaves or CPU freelists, inuse only %u",
+			  what, page_address(slab), held, slab->inuse);
+	*held_found += held;
+}
+
 static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 			      enum slab_list which, unsigned long *held_found,
 			      unsigned long *empty)
 {
 	bool on_full = which == SLABS_FULL;
 	struct kmem_cache *s = cs->s;
-	unsigned int nfree;
-	unsigned long held;
 
 	if (!(slab->flags & PG_slab) || slab->slab_cache != s) {
 		violation(&cs->c, SLAB_C, "page %p on the lists is no slab of the cache",
@@ -655,17 +674,7 @@ static void check_slab_locked(struct cache_scan *cs, struct page *slab,
 			  page_address(slab), slab->inuse);
 	if (!on_full && !slab->inuse)
 		(*empty)++;
-	nfree = check_freelist_locked(cs, slab);
-	if (nfree != slab->objects - slab->inuse)
-		violation(&cs->c, SLAB_C,
-			  "slab %p: %u objects on the freelist, but inuse %u of %u",
-			  page_address(slab), nfree, slab->inuse, slab->objects);
-	held = held_in_slab(cs, slab);
-	if (held > slab->inuse)
-		violation(&cs->c, SLAB_RULES,
-			  "slab %p: %lu of its objects held in sheaves, inuse only %u",
-			  page_address(slab), held, slab->inuse);
-	*held_found += held;
+	check_slab_objects(cs, slab, "slab", held_found);
 }
 
 /* F1 for one frozen slab a CPU holds (its freelist's objects are held). */
@@ -673,8 +682,6 @@ static void check_frozen_slab(struct cache_scan *cs, struct page *slab,
 			      unsigned long *held_found)
 {
 	struct kmem_cache *s = cs->s;
-	unsigned int nfree;
-	unsigned long held;
 
 	if (!(slab->flags & PG_slab) || slab->slab_cache != s ||
 	    !slab->frozen || slab->objects != s->objects ||
@@ -686,17 +693,7 @@ static void check_frozen_slab(struct cache_scan *cs, struct page *slab,
 	check_slab_pages(cs, slab);
 	if ((unsigned int)slab_nid(slab) < MAX_NUMNODES)
 		cs->frozen_found[slab_nid(slab)]++;
-	nfree = check_freelist_locked(cs, slab);
-	if (nfree != slab->objects - slab->inuse)
-		violation(&cs->c, SLAB_C,
-			  "frozen slab %p: %u objects on the freelist, but inuse %u of %u",
-			  page_address(slab), nfree, slab->inuse, slab->objects);
-	held = held_in_slab(cs, slab);
-	if (held > slab->inuse)
-		violation(&cs->c, SLAB_RULES,
-			  "frozen slab %p: %lu of its objects held, inuse only %u",
-			  page_address(slab), held, slab->inuse);
-	*held_found += held;
+	check_slab_objects(cs, slab, "frozen slab", held_found);
 }
 
 /* F1: every CPU's frozen slabs. */

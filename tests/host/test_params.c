@@ -14,7 +14,7 @@
 #include "../../kernel/params.h"
 
 #define REPORT_LINES 8
-#define REPORT_LINE_MAX 256
+#define REPORT_LINE_MAX 512   /* printk's longest line */
 
 static struct {
 	char line[REPORT_LINES][REPORT_LINE_MAX];
