@@ -12,6 +12,7 @@
 #include <printk.h>
 #include <string.h>
 #include <types.h>
+#include <unaligned.h>
 #include "acpi_root.h"
 
 /* RSDP fields (ACPI 6.5, table 5.3). */
@@ -35,22 +36,6 @@ static u8 sum_bytes(const u8 *p, size_t len)
 	while (len--)
 		sum += *p++;
 	return sum;
-}
-
-static u32 read_u32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 read_u64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 const char *acpi_revision_name(u8 rsdp_revision)
@@ -85,7 +70,7 @@ bool acpi_rsdp_check(const void *p, size_t len, struct acpi_root *out,
 	out->revision = b[RSDP_REVISION];
 	memcpy(out->oem_id, b + RSDP_OEM_ID, ACPI_OEM_ID_LEN);
 	out->oem_id[ACPI_OEM_ID_LEN] = '\0';
-	out->rsdt_phys = read_u32(b + RSDP_RSDT_ADDRESS);
+	out->rsdt_phys = get_unaligned_le32(b + RSDP_RSDT_ADDRESS);
 	out->length = ACPI_RSDP_V1_LEN;
 	if (out->revision < ACPI_RSDP_REVISION_2)
 		return true;
@@ -94,7 +79,7 @@ bool acpi_rsdp_check(const void *p, size_t len, struct acpi_root *out,
 			 out->revision, len, ACPI_RSDP_V2_LEN);
 		return false;
 	}
-	length = read_u32(b + RSDP_LENGTH);
+	length = get_unaligned_le32(b + RSDP_LENGTH);
 	if (length < ACPI_RSDP_V2_LEN || length > len) {
 		snprintf(why, ACPI_WHY_MAX, "ACPI 2.0 RSDP says it is %u bytes: at least %u, and %zu are there",
 			 length, ACPI_RSDP_V2_LEN, len);
@@ -107,7 +92,7 @@ bool acpi_rsdp_check(const void *p, size_t len, struct acpi_root *out,
 		return false;
 	}
 	out->length = length;
-	out->xsdt_phys = read_u64(b + RSDP_XSDT_ADDRESS);
+	out->xsdt_phys = get_unaligned_le64(b + RSDP_XSDT_ADDRESS);
 	return true;
 }
 
@@ -134,7 +119,7 @@ bool acpi_sdt_check(const void *p, size_t len, bool is_xsdt,
 			 b[3] >= ' ' && b[3] < 0x7f ? b[3] : '?');
 		return false;
 	}
-	length = read_u32(b + SDT_LENGTH);
+	length = get_unaligned_le32(b + SDT_LENGTH);
 	if (length < ACPI_SDT_HEADER_LEN || length > len) {
 		snprintf(why, ACPI_WHY_MAX, "%s says it is %u bytes: at least %u, and %zu are there",
 			 sig, length, ACPI_SDT_HEADER_LEN, len);
@@ -165,5 +150,5 @@ u64 acpi_sdt_entry(const struct acpi_sdt_view *view, unsigned int i)
 {
 	const u8 *e = view->entries + (size_t)i * view->entry_size;
 
-	return view->entry_size == XSDT_ENTRY_SIZE ? read_u64(e) : read_u32(e);
+	return view->entry_size == XSDT_ENTRY_SIZE ? get_unaligned_le64(e) : get_unaligned_le32(e);
 }

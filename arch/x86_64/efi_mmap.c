@@ -20,6 +20,7 @@
 #include <printk.h>
 #include <string.h>
 #include <types.h>
+#include <unaligned.h>
 #include "efi_mmap.h"
 
 #define EFI_TAG_SIZE_OFFSET      4
@@ -56,22 +57,6 @@ static __printf(1, 2) void efi_warn(const char *fmt, ...)
 	vsnprintf(efi_last_warning, sizeof(efi_last_warning), fmt, ap);
 	va_end(ap);
 	pr_warn("%s\n", efi_last_warning);
-}
-
-static u32 read_u32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 read_u64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 const char *efi_memory_type_name(u32 efi_type)
@@ -136,11 +121,11 @@ struct efi_desc {
  */
 static bool read_desc(const u8 *d, struct efi_desc *out, const char **why)
 {
-	u64 pages = read_u64(d + EFI_DESC_NUM_PAGES);
+	u64 pages = get_unaligned_le64(d + EFI_DESC_NUM_PAGES);
 
-	out->type = read_u32(d + EFI_DESC_TYPE);
-	out->start = read_u64(d + EFI_DESC_PHYS_START);
-	out->attribute = read_u64(d + EFI_DESC_ATTRIBUTE);
+	out->type = get_unaligned_le32(d + EFI_DESC_TYPE);
+	out->start = get_unaligned_le64(d + EFI_DESC_PHYS_START);
+	out->attribute = get_unaligned_le64(d + EFI_DESC_ATTRIBUTE);
 	*why = NULL;
 	if (!pages)
 		return false;
@@ -168,9 +153,9 @@ static bool check_header(const u8 *tag, size_t len, u32 *desc_size,
 			 len, EFI_MMAP_TAG_HEADER_LEN);
 		return false;
 	}
-	size = read_u32(tag + EFI_TAG_SIZE_OFFSET);
-	*desc_size = read_u32(tag + EFI_TAG_DESC_SIZE_OFFSET);
-	version = read_u32(tag + EFI_TAG_DESC_VERS_OFFSET);
+	size = get_unaligned_le32(tag + EFI_TAG_SIZE_OFFSET);
+	*desc_size = get_unaligned_le32(tag + EFI_TAG_DESC_SIZE_OFFSET);
+	version = get_unaligned_le32(tag + EFI_TAG_DESC_VERS_OFFSET);
 	if (size < EFI_MMAP_TAG_HEADER_LEN || size > len) {
 		efi_warn("efi: memory map tag says it is %u bytes, but %zu are there (its header alone is %u); using GRUB's e820 map",
 			 size, len, EFI_MMAP_TAG_HEADER_LEN);
@@ -282,7 +267,7 @@ bool efi_mmap_parse_tag(const void *tag, size_t len,
 			efi_warn("efi: memory map descriptor %u (%s, start %#lx, %lu pages) %s; skipped",
 				 i, efi_memory_type_name(d.type),
 				 (unsigned long)d.start,
-				 (unsigned long)read_u64(descs + (size_t)i * desc_size +
+				 (unsigned long)get_unaligned_le64(descs + (size_t)i * desc_size +
 							 EFI_DESC_NUM_PAGES),
 				 why);
 			continue;

@@ -54,6 +54,7 @@
 #include <printk.h>
 #include <string.h>
 #include <types.h>
+#include <unaligned.h>
 #include "srat.h"
 
 /* Both tables (ACPI 6.5, 5.2.6): the common header. */
@@ -121,18 +122,6 @@ static __printf(1, 2) void numa_warn(const char *fmt, ...)
 	vsnprintf(numa_last_warning, sizeof(numa_last_warning), fmt, ap);
 	va_end(ap);
 	pr_warn("%s\n", numa_last_warning);
-}
-
-/* ---- little-endian fields, read a byte at a time ---- */
-
-static u32 read_u32(const u8 *p)
-{
-	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u64 read_u64(const u8 *p)
-{
-	return (u64)read_u32(p) | (u64)read_u32(p + 4) << 32;
 }
 
 /* ---- the SRAT ---- */
@@ -326,7 +315,7 @@ static bool srat_parse_entry(struct srat_walk *w, const u8 *e)
 	case SRAT_CPU_AFFINITY: {
 		unsigned int i;
 
-		if (!(read_u32(e + SRAT_CPU_FLAGS) & SRAT_ENABLED))
+		if (!(get_unaligned_le32(e + SRAT_CPU_FLAGS) & SRAT_ENABLED))
 			return true;
 		domain = e[SRAT_CPU_DOMAIN_LO];
 		for (i = 0; i < SRAT_CPU_DOMAIN_HI_BYTES; i++)
@@ -334,17 +323,17 @@ static bool srat_parse_entry(struct srat_walk *w, const u8 *e)
 		return srat_add_cpu(w, e[SRAT_CPU_APIC_ID], domain);
 	}
 	case SRAT_X2APIC_AFFINITY:
-		if (!(read_u32(e + SRAT_X2APIC_FLAGS) & SRAT_ENABLED))
+		if (!(get_unaligned_le32(e + SRAT_X2APIC_FLAGS) & SRAT_ENABLED))
 			return true;
-		return srat_add_cpu(w, read_u32(e + SRAT_X2APIC_ID),
-				    read_u32(e + SRAT_X2APIC_DOMAIN));
+		return srat_add_cpu(w, get_unaligned_le32(e + SRAT_X2APIC_ID),
+				    get_unaligned_le32(e + SRAT_X2APIC_DOMAIN));
 	case SRAT_MEMORY_AFFINITY: {
-		u64 size = read_u64(e + SRAT_MEM_LENGTH);
+		u64 size = get_unaligned_le64(e + SRAT_MEM_LENGTH);
 
-		if (!(read_u32(e + SRAT_MEM_FLAGS) & SRAT_ENABLED) || !size)
+		if (!(get_unaligned_le32(e + SRAT_MEM_FLAGS) & SRAT_ENABLED) || !size)
 			return true;
-		return srat_add_memory(w, read_u32(e + SRAT_MEM_DOMAIN),
-				       read_u64(e + SRAT_MEM_BASE), size);
+		return srat_add_memory(w, get_unaligned_le32(e + SRAT_MEM_DOMAIN),
+				       get_unaligned_le64(e + SRAT_MEM_BASE), size);
 	}
 	default:
 		return true;   /* GICC, ITS, generic initiators: not ours */
@@ -500,7 +489,7 @@ bool acpi_parse_slit(const void *table, size_t len, struct numa_topology *t)
 	if (len < SLIT_MATRIX_OFFSET)
 		return slit_refuse(t, "is %zu bytes long, shorter than its %u-byte header",
 				   len, SLIT_MATRIX_OFFSET);
-	count = read_u64(p + SLIT_COUNT_OFFSET);
+	count = get_unaligned_le64(p + SLIT_COUNT_OFFSET);
 	if (count > SLIT_MAX_LOCALITIES)
 		return slit_refuse(t, "locality count %llu is absurd (more than %u)",
 				   (unsigned long long)count,
